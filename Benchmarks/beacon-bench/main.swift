@@ -1,0 +1,1 @@
+print("beacon-bench: placeholder")

@@ -1,0 +1,98 @@
+// swift-tools-version: 6.1
+// BeaconNet — live store/section location of BLE devices for a retail chain.
+// See README.md; the layout follows DESIGN.md (Sources/<Module>/<Concern>/Type+Feature.swift).
+import PackageDescription
+
+/// Warnings are errors in CI (`BEACONNET_WERROR=1`), so "no warnings" stays true.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "BeaconNet",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "BeaconCore", targets: ["BeaconCore"]),
+        .library(name: "BeaconWire", targets: ["BeaconWire"]),
+        .library(name: "BeaconMQTT", targets: ["BeaconMQTT"]),
+        .executable(name: "beacon-edge", targets: ["beacon-edge"]),
+        .executable(name: "beacon-aggregator", targets: ["beacon-aggregator"]),
+        .executable(name: "beacon-sim", targets: ["beacon-sim"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"]), .brew(["mosquitto"])]),
+        .systemLibrary(
+            name: "CJSONC", pkgConfig: "json-c",
+            providers: [.apt(["libjson-c-dev"]), .brew(["json-c"])]),
+        .systemLibrary(
+            name: "CBlueZ", pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]),
+
+        // Pure Swift, no I/O: identities, adverts, regions, proximity, filters.
+        .target(name: "BeaconCore", swiftSettings: strict),
+        // Topics and payloads (json-c): the only module that knows the wire.
+        .target(name: "BeaconWire", dependencies: ["BeaconCore", "CJSONC"], swiftSettings: strict),
+        // Swift client over libmosquitto.
+        .target(
+            name: "BeaconMQTT",
+            dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+
+        .executableTarget(
+            name: "beacon-edge",
+            dependencies: [
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "CBlueZ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "beacon-aggregator",
+            dependencies: [
+                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "beacon-sim",
+            dependencies: [
+                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
+        // Benchmarks are executables run in release mode; they print figures, they do not assert.
+        .executableTarget(
+            name: "beacon-bench",
+            dependencies: ["BeaconCore", "BeaconWire", "CJSONC"],
+            path: "Benchmarks/beacon-bench",
+            swiftSettings: strict),
+
+        // A real mosquitto on a free loopback port, for integration tests (never a mock broker).
+        .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
+
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .testTarget(
+            name: "BeaconWireTests",
+            dependencies: [
+                "BeaconWire", "BeaconCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BeaconMQTTTests",
+            dependencies: ["BeaconMQTT", "BrokerHarness", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,2 @@
+/// Placeholder: replaced by the MQTT client.
+public enum BeaconMQTTPlaceholder {}

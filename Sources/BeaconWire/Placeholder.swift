@@ -1,0 +1,2 @@
+/// Placeholder: replaced by the wire codec.
+public enum BeaconWirePlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder: replaced by the broker harness.
+public enum BrokerHarnessPlaceholder {}
