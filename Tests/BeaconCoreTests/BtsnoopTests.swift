@@ -56,7 +56,7 @@ struct BtsnoopTests {
         #expect(records[0].hciEvent == nil && records[0].direction == .hostToController)
         #expect(records[1].direction == .controllerToHost && records[1].offset == 16 + 24 + 4)
         let event = try HCIEvent(try #require(records[1].hciEvent))
-        var reports = event.advertisingReports
+        var reports = event.advertisingReports()
         #expect(try reports.next()?.firstBeaconFrame?.deviceKey?.description.hasPrefix("ib-E2C56DB5") == true)
         #expect(records[1].timestamp.unixMicroseconds == 0x00E2_8E34_D1C2_F2BD - 0x00DC_DDB3_0F2F_8000)
         #expect(records[1].monitorOpcode == nil && records[1].monitorIndex == nil)

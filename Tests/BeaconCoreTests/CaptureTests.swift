@@ -33,8 +33,10 @@ struct FrameFields: Decodable, Hashable {
 }
 
 extension BeaconFrame {
-    /// This frame in the data files' vocabulary: a kind and its fields.
-    var reference: (kind: String, fields: FrameFields) {
+    /// This frame in the data files' vocabulary: a kind and its fields. Eddystone frames are
+    /// listed as their frame type and the service data after the UUID: rebuilt from the decoded
+    /// fields for UID and URL, taken from `structure` for the frames this module does not decode.
+    func reference(in structure: ADStructure) -> (kind: String, fields: FrameFields) {
         switch self {
         case .iBeacon(let f):
             return ("ibeacon", FrameFields(uuid: f.uuid.compactHex, major: Int(f.major), minor: Int(f.minor), tx: Int(f.measuredPower)))
@@ -43,12 +45,19 @@ extension BeaconFrame {
         case .eddystoneUID(let f):
             return ("eddystone", FrameFields(frame: 0, hex: "00" + [UInt8(bitPattern: f.txPowerAt0m)].hex + f.namespace.description + f.instance.description))
         case .eddystoneURL(let f):
-            return ("eddystone", FrameFields(frame: 0x10, hex: ([0x10, UInt8(bitPattern: f.txPowerAt0m), f.scheme] + Array(f.encodedURL)).hex))
+            return ("eddystone", FrameFields(frame: 0x10, hex: ([0x10, UInt8(bitPattern: f.txPowerAt0m), f.scheme] + f.encodedURL).hex))
         case .eddystoneTLM:
-            return ("eddystone", FrameFields(frame: 0x20))
+            return ("eddystone", FrameFields(frame: 0x20, hex: structure.serviceData16?.payload.hex))
         case .eddystoneOther(let f):
-            return ("eddystone", FrameFields(frame: Int(f.frameType), hex: f.payload.hex))
+            return ("eddystone", FrameFields(frame: Int(f.frameType), hex: structure.serviceData16?.payload.hex))
         }
+    }
+}
+
+extension AdvertisingData {
+    /// Every beacon frame with the AD structure it was found in.
+    var framesWithStructures: [(structure: ADStructure, frame: BeaconFrame)] {
+        compactMap { structure in BeaconFrame(structure).map { (structure, $0) } }
     }
 }
 
@@ -88,17 +97,17 @@ struct CaptureTests {
         let decoded = try DecodedCapture(try TestData.bytes(capture))
         let expected = try TestData.jsonLines(capture + ".beacon_frames.jsonl", as: ReportLine.self)
         let found = decoded.reports.flatMap { entry in
-            entry.report.advertisingData.beaconFrames.map { (entry.timestamp, entry.report, $0) }
+            entry.report.advertisingData.framesWithStructures.map { (entry.timestamp, entry.report, $0.structure, $0.frame) }
         }
         try #require(found.count == expected.count)
-        for ((timestamp, report, frame), want) in zip(found, expected) {
+        for ((timestamp, report, structure, frame), want) in zip(found, expected) {
             #expect(timestamp.rawValue == want.ts)
             #expect(report.address.text(uppercase: false) == want.addr)
             #expect(report.rssi.map(Int.init) == want.rssi)
             #expect(Int(report.eventType) == want.evt_type)
             #expect(report.data.hex == want.adv_data_hex)
-            #expect(frame.reference.kind == want.frame)
-            #expect(frame.reference.fields == want.fields)
+            #expect(frame.reference(in: structure).kind == want.frame)
+            #expect(frame.reference(in: structure).fields == want.fields)
             #expect(report.firstBeaconFrame == frame)
         }
     }

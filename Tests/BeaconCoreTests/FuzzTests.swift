@@ -36,7 +36,7 @@ struct FuzzTests {
     static func exercise(_ packet: [UInt8]) -> Int {
         var found = 0
         do {
-            var reports = try HCIEvent(h4Packet: packet[...]).advertisingReports
+            var reports = try HCIEvent(h4Packet: packet[...]).advertisingReports()
             while let report = try reports.next() {
                 #expect(report.data.startIndex >= 0 && report.data.endIndex <= packet.count)
                 #expect(report.offset >= 0 && report.offset < packet.count)
@@ -50,6 +50,8 @@ struct FuzzTests {
                     _ = structure.txPowerLevel
                 }
                 if let malformation = data.malformation { #expect(malformation.offset < report.data.count) }
+                // The index-only search and the structure walk must agree.
+                #expect(data.firstBeaconFrame == data.lazy.compactMap(BeaconFrame.init).first)
                 for frame in data.beaconFrames {
                     found += 1
                     _ = frame.powerAt1m
@@ -123,6 +125,7 @@ struct FuzzTests {
             let data = AdvertisingData(bytes)
             for structure in data { _ = BeaconFrame(structure)?.deviceKey?.deviceID }
             _ = data.malformation
+            #expect(data.firstBeaconFrame == data.lazy.compactMap(BeaconFrame.init).first)
             _ = AdvertisementSummary(data)
         }
     }

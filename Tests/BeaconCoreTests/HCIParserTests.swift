@@ -34,7 +34,7 @@ struct HCIParserTests {
     static func parse(_ packet: [UInt8]) -> (reports: [AdvertisingReport], error: HCIParseError?) {
         var reports: [AdvertisingReport] = []
         do {
-            var iterator = try HCIEvent(h4Packet: packet[...]).advertisingReports
+            var iterator = try HCIEvent(h4Packet: packet[...]).advertisingReports()
             while let report = try iterator.next() { reports.append(report) }
             #expect(try iterator.next() == nil, "an exhausted iterator stays exhausted")
             return (reports, nil)

@@ -67,7 +67,7 @@ struct HCIVectorTests {
     func vector(_ vector: BleMonitorVector) throws {
         let packet = [UInt8](hex: vector.hci_packet_hex)
         let event = try HCIEvent(h4Packet: packet[...])
-        var iterator = event.advertisingReports
+        var iterator = event.advertisingReports()
         var reports: [AdvertisingReport] = []
         while let report = try iterator.next() { reports.append(report) }
 
@@ -90,8 +90,9 @@ struct HCIVectorTests {
             if let uuid = expected.uuid, let major = expected.major, let minor = expected.minor,
                 let power = expected.measuredPower
             {
-                let frame = try #require(report.firstBeaconFrame)
-                let (_, fields) = frame.reference
+                let (structure, frame) = try #require(report.advertisingData.framesWithStructures.first)
+                #expect(report.firstBeaconFrame == frame)
+                let (_, fields) = frame.reference(in: structure)
                 #expect(fields.uuid ?? fields.id1 == uuid)
                 #expect(fields.major ?? fields.id2 == major)
                 #expect(fields.minor ?? fields.id3 == minor)
@@ -99,11 +100,11 @@ struct HCIVectorTests {
             }
         }
 
-        let frames = reports.flatMap { Array($0.advertisingData.beaconFrames) }
+        let frames = reports.flatMap { $0.advertisingData.framesWithStructures }
         try #require(frames.count == vector.reference_beacons.count)
-        for (frame, want) in zip(frames, vector.reference_beacons) {
-            #expect(frame.reference.kind == want.frame)
-            #expect(frame.reference.fields == want.fields)
+        for ((structure, frame), want) in zip(frames, vector.reference_beacons) {
+            #expect(frame.reference(in: structure).kind == want.frame)
+            #expect(frame.reference(in: structure).fields == want.fields)
         }
     }
 
@@ -114,9 +115,11 @@ struct HCIVectorTests {
         var kinds: [String: Int] = [:]
         for vector in Self.vectors {
             let event = try HCIEvent(h4Packet: [UInt8](hex: vector.hci_packet_hex)[...])
-            var iterator = event.advertisingReports
+            var iterator = event.advertisingReports()
             while let report = try iterator.next() {
-                for frame in report.advertisingData.beaconFrames { kinds[frame.reference.kind, default: 0] += 1 }
+                for (structure, frame) in report.advertisingData.framesWithStructures {
+                    kinds[frame.reference(in: structure).kind, default: 0] += 1
+                }
                 if vector.test.hasPrefix("test_ibeacon_iphone_ble_packet_var") {
                     #expect(report.firstBeaconFrame == nil)
                     #expect(report.advertisingData.contains { $0.manufacturerData?.companyID == 0x004C })
@@ -130,7 +133,7 @@ struct HCIVectorTests {
     func iBeaconKey() throws {
         let vector = try #require(Self.vectors.first { $0.test == "test_ibeacon_sensor" })
         let event = try HCIEvent(h4Packet: [UInt8](hex: vector.hci_packet_hex)[...])
-        var iterator = event.advertisingReports
+        var iterator = event.advertisingReports()
         let report = try #require(try iterator.next())
         let key = try #require(report.deviceKey(frame: report.firstBeaconFrame))
         #expect(key.deviceID.rawValue == "ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-100-0")

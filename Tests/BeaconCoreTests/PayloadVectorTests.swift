@@ -277,10 +277,10 @@ struct PayloadVectorTests {
         if let want = expected.manufacturer_data { #expect(manufacturerData == want) }
         if let want = expected.tx_power { #expect(tx == want) }
 
-        let frames = vector.ad_chunks_hex.flatMap { Array(AdvertisingData([UInt8](hex: $0)).beaconFrames) }
+        let frames = vector.ad_chunks_hex.flatMap { AdvertisingData([UInt8](hex: $0)).framesWithStructures }
         if let fields = vector.ibeacon_fields_from_expected_md {
             try #require(frames.count == 1)
-            #expect(frames[0].reference.fields == FrameFields(uuid: fields.uuid, major: fields.major, minor: fields.minor, tx: fields.measured_power))
+            #expect(frames[0].frame.reference(in: frames[0].structure).fields == FrameFields(uuid: fields.uuid, major: fields.major, minor: fields.minor, tx: fields.measured_power))
         } else {
             #expect(frames.isEmpty)
         }

@@ -50,6 +50,37 @@ public struct ADStructureIterator: IteratorProtocol {
 
     /// The next well-formed structure; nil at the end of the data or at the first malformed one.
     public mutating func next() -> ADStructure? {
+        switch ADWalk.step(bytes, &cursor) {
+        case .structure(let lengthIndex, let valueEnd):
+            return ADStructure(
+                type: ADType(rawValue: bytes[lengthIndex + 1]), value: bytes[(lengthIndex + 2)..<valueEnd],
+                offset: lengthIndex - bytes.startIndex)
+        case .overrun(let lengthIndex, let declared, let available):
+            malformation = .lengthOverrun(
+                offset: lengthIndex - bytes.startIndex, declaredLength: declared, available: available)
+            return nil
+        case .end:
+            return nil
+        }
+    }
+}
+
+/// One step of the AD walk, shared by ``ADStructureIterator`` and the index-only frame search
+/// (which must not diverge from it: same padding rule, same overrun rule).
+enum ADWalk {
+    /// What the next step found.
+    enum Step {
+        /// A structure whose length byte is at `lengthIndex` (type at +1, value from +2 to `valueEnd`).
+        case structure(lengthIndex: Int, valueEnd: Int)
+        /// A structure at `lengthIndex` declaring `declared` bytes with only `available` after it.
+        case overrun(lengthIndex: Int, declared: Int, available: Int)
+        /// No more data.
+        case end
+    }
+
+    /// Advances `cursor` past zero padding and one structure; after an overrun, to the end.
+    @inline(__always)
+    static func step(_ bytes: ArraySlice<UInt8>, _ cursor: inout Int) -> Step {
         let end = bytes.endIndex
         while cursor < end {
             let length = Int(bytes[cursor])
@@ -57,20 +88,16 @@ public struct ADStructureIterator: IteratorProtocol {
                 cursor += 1
                 continue
             }
+            let lengthIndex = cursor
             let available = end - cursor - 1
             guard length <= available else {
-                malformation = .lengthOverrun(
-                    offset: cursor - bytes.startIndex, declaredLength: length, available: available)
                 cursor = end
-                return nil
+                return .overrun(lengthIndex: lengthIndex, declared: length, available: available)
             }
-            let typeIndex = cursor + 1
-            cursor = typeIndex + length
-            return ADStructure(
-                type: ADType(rawValue: bytes[typeIndex]), value: bytes[(typeIndex + 1)..<cursor],
-                offset: typeIndex - 1 - bytes.startIndex)
+            cursor = lengthIndex + 1 + length
+            return .structure(lengthIndex: lengthIndex, valueEnd: cursor)
         }
-        return nil
+        return .end
     }
 }
 

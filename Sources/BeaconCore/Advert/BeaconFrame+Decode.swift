@@ -15,30 +15,36 @@ extension BeaconFrame {
 
     /// Recognises the beacon frame in one AD structure; nil when it holds none.
     public init?(_ structure: ADStructure) {
-        switch structure.type {
-        case .manufacturerSpecificData:
-            guard let frame = Self.manufacturerFrame(structure.value) else { return nil }
-            self = frame
-        case .serviceData16:
-            guard let frame = Self.eddystoneFrame(structure.value) else { return nil }
-            self = frame
-        default:
-            return nil
+        let value = structure.value
+        guard let frame = Self.decode(type: structure.type.rawValue, value, from: value.startIndex, to: value.endIndex)
+        else { return nil }
+        self = frame
+    }
+
+    /// The frame in the AD structure of type `type` whose value is `bytes[start..<end]`. Decoders
+    /// read by index into the caller's slice rather than slicing it: no reference counting per
+    /// structure on the hot path.
+    @inline(__always)
+    static func decode(type: UInt8, _ bytes: ArraySlice<UInt8>, from start: Int, to end: Int) -> BeaconFrame? {
+        switch type {
+        case ADType.manufacturerSpecificData.rawValue: return manufacturerFrame(bytes, from: start, to: end)
+        case ADType.serviceData16.rawValue: return eddystoneFrame(bytes, from: start, to: end)
+        default: return nil
         }
     }
 
     /// iBeacon: `4C 00 02 15` uuid(16) major(2 BE) minor(2 BE) power(1) — 25 bytes.
     /// AltBeacon: mfg(2 LE) `BE AC` id1(16) id2(2 BE) id3(2 BE) refRSSI(1) reserved(1) — 26 bytes.
-    private static func manufacturerFrame(_ v: ArraySlice<UInt8>) -> BeaconFrame? {
-        let s = v.startIndex
-        guard v.count >= 25 else { return nil }
+    private static func manufacturerFrame(_ v: ArraySlice<UInt8>, from s: Int, to e: Int) -> BeaconFrame? {
+        let count = e - s
+        guard count >= 25 else { return nil }
         if v[s] == 0x4C && v[s + 1] == 0x00 && v[s + 2] == 0x02 && v[s + 3] == 0x15 {
             return .iBeacon(
                 IBeaconFrame(
                     uuid: UUID128(bigEndianAt: s + 4, in: v), major: v.uint16BE(at: s + 20),
                     minor: v.uint16BE(at: s + 22), measuredPower: v.int8(at: s + 24)))
         }
-        if v.count >= 26 && v[s + 2] == 0xBE && v[s + 3] == 0xAC {
+        if count >= 26 && v[s + 2] == 0xBE && v[s + 3] == 0xAC {
             return .altBeacon(
                 AltBeaconFrame(
                     manufacturerID: v.uint16LE(at: s), id1: UUID128(bigEndianAt: s + 4, in: v),
@@ -50,11 +56,10 @@ extension BeaconFrame {
 
     /// Eddystone: service UUID `AA FE`, then the frame type and the frame's fields
     /// (github.com/google/eddystone, protocol-specification.md and the per-frame documents).
-    private static func eddystoneFrame(_ v: ArraySlice<UInt8>) -> BeaconFrame? {
-        let s = v.startIndex
-        guard v.count >= 3, v[s] == 0xAA, v[s + 1] == 0xFE else { return nil }
+    private static func eddystoneFrame(_ v: ArraySlice<UInt8>, from s: Int, to e: Int) -> BeaconFrame? {
+        guard e - s >= 3, v[s] == 0xAA, v[s + 1] == 0xFE else { return nil }
         let f = s + 2  // frame type
-        let frameLength = v.endIndex - f
+        let frameLength = e - f
         switch v[f] {
         case 0x00:
             // type, tx, namespace(10), instance(6), then 2 RFU bytes many beacons leave out.
@@ -65,10 +70,11 @@ extension BeaconFrame {
                     instance: EddystoneInstance(at: f + 12, in: v)))
         case 0x10:
             // type, tx, scheme, 0–17 bytes of encoded URL.
-            guard frameLength >= 3, frameLength <= 20, v[f + 2] <= 3 else { return nil }
-            let encoded = v[(f + 3)...]
-            guard EddystoneURLCoding.isValid(encoded) else { return nil }
-            return .eddystoneURL(EddystoneURLFrame(txPowerAt0m: v.int8(at: f + 1), scheme: v[f + 2], encodedURL: encoded))
+            guard frameLength >= 3, frameLength <= 3 + EddystoneURLFrame.maxEncodedLength, v[f + 2] <= 3,
+                EddystoneURLCoding.isValid(v, from: f + 3, to: e)
+            else { return nil }
+            return .eddystoneURL(
+                EddystoneURLFrame(txPowerAt0m: v.int8(at: f + 1), scheme: v[f + 2], bytes: v, from: f + 3, to: e))
         case 0x20 where frameLength >= 2 && v[f + 1] == 0x00:
             // type, version 0, VBATT(2), TEMP(2), ADV_CNT(4), SEC_CNT(4): exactly 14 bytes.
             guard frameLength == 14 else { return nil }
@@ -80,7 +86,7 @@ extension BeaconFrame {
                     temperatureRaw: temperature == Int16.min ? nil : temperature,
                     advertisingCount: v.uint32BE(at: f + 6), uptimeDeciseconds: v.uint32BE(at: f + 10)))
         default:
-            return .eddystoneOther(EddystoneOtherFrame(frameType: v[f], payload: v[f...]))
+            return .eddystoneOther(EddystoneOtherFrame(frameType: v[f]))
         }
     }
 
@@ -116,10 +122,18 @@ extension AdvertisingData {
         lazy.compactMap(BeaconFrame.init)
     }
 
-    /// The first beacon frame in the data, or nil. The hot-path call: one walk, no allocation.
-    public var firstBeaconFrame: BeaconFrame? {
-        for structure in self {
-            if let frame = BeaconFrame(structure) { return frame }
+    /// The first beacon frame in the data, or nil. The hot-path call: one walk by index, no
+    /// allocation, no reference counting. Structures before a malformed one are searched.
+    public var firstBeaconFrame: BeaconFrame? { BeaconFrame.first(in: bytes) }
+}
+
+extension BeaconFrame {
+    /// The first frame in the advertising data `bytes`, found by index without slicing.
+    static func first(in bytes: ArraySlice<UInt8>) -> BeaconFrame? {
+        var cursor = bytes.startIndex
+        while case .structure(let lengthIndex, let valueEnd) = ADWalk.step(bytes, &cursor) {
+            let frame = decode(type: bytes[lengthIndex + 1], bytes, from: lengthIndex + 2, to: valueEnd)
+            if frame != nil { return frame }
         }
         return nil
     }

@@ -1,7 +1,7 @@
 /// A beacon frame found in one AD structure: what BeaconNet tracks devices by.
 ///
-/// Every case is a plain value (integers and borrowed slices), so classifying a report allocates
-/// nothing. Build one with ``init(_:)`` from an ``ADStructure`` or take
+/// Every case is a plain value (integers only, no references), so classifying a report allocates
+/// and reference-counts nothing. Build one with ``init(_:)`` from an ``ADStructure`` or take
 /// ``AdvertisingData/firstBeaconFrame`` of a report.
 public enum BeaconFrame: Hashable, Sendable {
     /// Apple iBeacon (Manufacturer Specific Data, company 0x004C, type 0x02, length 0x15).
@@ -85,14 +85,52 @@ public struct EddystoneUIDFrame: Hashable, Sendable {
     }
 }
 
-/// The fields of an Eddystone-URL frame. The URL stays encoded (borrowed bytes) until asked for.
+/// The fields of an Eddystone-URL frame. The encoded URL (at most 17 bytes) is held inline, so
+/// the frame — like every ``BeaconFrame`` — is a plain value with no references to count.
 public struct EddystoneURLFrame: Hashable, Sendable {
     /// Calibrated Tx power at 0 m in dBm.
     public var txPowerAt0m: Int8
     /// The URL scheme prefix code: 0 `http://www.`, 1 `https://www.`, 2 `http://`, 3 `https://`.
     public var scheme: UInt8
+    /// Bytes 0–7, 8–15 and 16 of the encoded URL, first byte most significant; then the count.
+    private var word0: UInt64 = 0, word1: UInt64 = 0, word2: UInt64 = 0
+    private var count: UInt8 = 0
+
+    /// The longest encoded URL a frame carries.
+    public static let maxEncodedLength = 17
+
+    /// Builds a frame; nil when `encodedURL` is longer than 17 bytes.
+    public init?(txPowerAt0m: Int8, scheme: UInt8, encodedURL: some Collection<UInt8>) {
+        guard encodedURL.count <= Self.maxEncodedLength else { return nil }
+        self.txPowerAt0m = txPowerAt0m
+        self.scheme = scheme
+        for byte in encodedURL { append(byte) }
+    }
+
+    /// Builds a frame from `bytes[start..<end]`, which the caller has checked is at most 17 bytes.
+    init(txPowerAt0m: Int8, scheme: UInt8, bytes: ArraySlice<UInt8>, from start: Int, to end: Int) {
+        self.txPowerAt0m = txPowerAt0m
+        self.scheme = scheme
+        for i in start..<end { append(bytes[i]) }
+    }
+
+    private mutating func append(_ byte: UInt8) {
+        let shift = UInt64(56 - 8 * (Int(count) % 8))
+        switch count {
+        case 0..<8: word0 |= UInt64(byte) << shift
+        case 8..<16: word1 |= UInt64(byte) << shift
+        default: word2 |= UInt64(byte) << shift
+        }
+        count += 1
+    }
+
     /// The encoded URL after the scheme: printable ASCII and expansion codes 0x00–0x0D.
-    public var encodedURL: ArraySlice<UInt8>
+    public var encodedURL: [UInt8] {
+        (0..<Int(count)).map { i in
+            let word = i < 8 ? word0 : i < 16 ? word1 : word2
+            return UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (i % 8)))
+        }
+    }
 
     /// The URL with scheme and expansion codes written out.
     public var url: String { EddystoneURLCoding.expand(scheme: scheme, encoded: encodedURL) }
@@ -113,10 +151,12 @@ public struct EddystoneTLMFrame: Hashable, Sendable {
     public var temperatureCelsius: Double? { temperatureRaw.map { Double($0) / 256 } }
 }
 
-/// An Eddystone frame this module recognises but does not decode.
+/// An Eddystone frame this module recognises but does not decode. Its bytes are in the
+/// ``ADStructure`` it came from (``ADStructure/serviceData16``).
 public struct EddystoneOtherFrame: Hashable, Sendable {
     /// The frame type byte.
     public var frameType: UInt8
-    /// The service data after the 0xFEAA UUID, frame type byte included.
-    public var payload: ArraySlice<UInt8>
+
+    /// Wraps a frame type.
+    public init(frameType: UInt8) { self.frameType = frameType }
 }

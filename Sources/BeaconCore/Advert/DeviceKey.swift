@@ -117,7 +117,7 @@ extension BeaconFrame {
 
 extension AdvertisingReport {
     /// The first beacon frame in this report's data (see ``AdvertisingData/firstBeaconFrame``).
-    public var firstBeaconFrame: BeaconFrame? { advertisingData.firstBeaconFrame }
+    public var firstBeaconFrame: BeaconFrame? { BeaconFrame.first(in: data) }
 
     /// The device key for this report given its frame (see ``DeviceKey/init(frame:address:addressType:)``).
     public func deviceKey(frame: BeaconFrame?) -> DeviceKey? {

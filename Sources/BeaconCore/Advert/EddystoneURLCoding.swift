@@ -12,13 +12,16 @@ enum EddystoneURLCoding {
 
     /// True when every byte is an expansion code or printable ASCII; 0x0E–0x20 and 0x7F–0xFF are
     /// reserved and make the frame invalid.
-    static func isValid(_ encoded: ArraySlice<UInt8>) -> Bool {
-        for byte in encoded where !(byte <= 0x0D || (byte > 0x20 && byte < 0x7F)) { return false }
+    static func isValid(_ bytes: ArraySlice<UInt8>, from start: Int, to end: Int) -> Bool {
+        for i in start..<end {
+            let byte = bytes[i]
+            guard byte <= 0x0D || (byte > 0x20 && byte < 0x7F) else { return false }
+        }
         return true
     }
 
     /// The URL written out; reserved bytes (only possible on a hand-built frame) become U+FFFD.
-    static func expand(scheme: UInt8, encoded: ArraySlice<UInt8>) -> String {
+    static func expand(scheme: UInt8, encoded: [UInt8]) -> String {
         var url = Int(scheme) < schemes.count ? schemes[Int(scheme)] : ""
         for byte in encoded {
             if Int(byte) < expansions.count {

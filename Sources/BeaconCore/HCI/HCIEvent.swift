@@ -1,6 +1,6 @@
 /// One complete HCI event packet: Event_Code, Parameter_Total_Length and the parameters.
 ///
-/// Construction checks only the header; ``advertisingReports`` then walks LE advertising reports
+/// Construction checks only the header; ``advertisingReports()`` then walks LE advertising reports
 /// without copying. Bytes are borrowed from the caller's array slice (a BlueZ socket read copied
 /// into an array, or a btsnoop record), so building an event allocates nothing.
 public struct HCIEvent: Hashable, Sendable {
@@ -23,7 +23,7 @@ public struct HCIEvent: Hashable, Sendable {
     /// Parses an event that starts at its Event_Code (what the Linux monitor channel and btsnoop
     /// datalink 1001 carry). The parameter length must match the bytes given exactly.
     public init(_ packet: ArraySlice<UInt8>) throws(HCIParseError) {
-        try self.init(packet, origin: packet.startIndex)
+        try self.init(packet, start: packet.startIndex, origin: packet.startIndex)
     }
 
     /// Parses an event that starts with the H4 packet-type byte 0x04 (what a BlueZ raw HCI socket
@@ -33,16 +33,17 @@ public struct HCIEvent: Hashable, Sendable {
             throw .truncated(field: .packetType, offset: 0, needed: 1, available: 0)
         }
         guard type == Self.h4EventPacketType else { throw .notAnEvent(packetType: type) }
-        try self.init(packet.dropFirst(), origin: packet.startIndex)
+        try self.init(packet, start: packet.startIndex + 1, origin: packet.startIndex)
     }
 
-    private init(_ packet: ArraySlice<UInt8>, origin: Int) throws(HCIParseError) {
-        let start = packet.startIndex
-        guard packet.count >= 2 else {
-            throw .truncated(field: .eventHeader, offset: start - origin, needed: 2, available: packet.count)
+    /// Reads the header at absolute index `start` of `packet`; error offsets count from `origin`.
+    private init(_ packet: ArraySlice<UInt8>, start: Int, origin: Int) throws(HCIParseError) {
+        let available = packet.endIndex - start
+        guard available >= 2 else {
+            throw .truncated(field: .eventHeader, offset: start - origin, needed: 2, available: available)
         }
         let declared = Int(packet[start + 1])
-        let actual = packet.count - 2
+        let actual = available - 2
         guard declared == actual else {
             throw .parameterLengthMismatch(declared: declared, actual: actual, offset: start + 1 - origin)
         }
@@ -58,10 +59,11 @@ public struct HCIEvent: Hashable, Sendable {
 
     /// The advertising reports in this event, legacy or extended; empty for any other event.
     ///
-    /// Use it as `var reports = event.advertisingReports; while let report = try reports.next() {…}`.
-    /// Reports before a malformed one are delivered; the malformed one throws.
-    public var advertisingReports: AdvertisingReportIterator {
-        AdvertisingReportIterator(event: self)
+    /// Use it as `var reports = event.advertisingReports(); while let report = try reports.next() {…}`.
+    /// Reports before a malformed one are delivered; the malformed one throws. `consuming` lets
+    /// `try HCIEvent(h4Packet: bytes).advertisingReports()` hand its bytes over without a copy.
+    public consuming func advertisingReports() -> AdvertisingReportIterator {
+        AdvertisingReportIterator(parameters: parameters, origin: origin, subevent: leSubeventCode)
     }
 }
 
@@ -85,17 +87,16 @@ public struct AdvertisingReportIterator {
     /// Fixed bytes before an extended report's data, up to and including Data_Length.
     private static let extendedHeader = 24
 
-    init(event: HCIEvent) {
-        self.bytes = event.parameters
-        self.origin = event.origin
-        let subevent = event.leSubeventCode
+    init(parameters: ArraySlice<UInt8>, origin: Int, subevent: UInt8?) {
+        self.bytes = parameters
+        self.origin = origin
         self.extended = subevent == HCIEvent.leExtendedAdvertisingReport
-        self.cursor = bytes.startIndex + 1
-        self.declared = 0
         self.finished = !(subevent == HCIEvent.leAdvertisingReport || extended)
+        self.cursor = parameters.startIndex + 1
+        self.declared = 0
         if !finished {
-            if cursor < bytes.endIndex {
-                declared = Int(bytes[cursor])
+            if cursor < parameters.endIndex {
+                declared = Int(parameters[cursor])
                 cursor += 1
             } else {
                 declared = -1  // reported by the first next(): Num_Reports is missing
@@ -120,21 +121,18 @@ public struct AdvertisingReportIterator {
             finished = true
             throw .reportCountMismatch(declared: declared, found: found, offset: cursor - origin)
         }
-        do {
-            let report = try extended ? extendedReport(at: cursor) : legacyReport(at: cursor)
-            found += 1
-            return report
-        } catch {
-            finished = true
-            throw error
-        }
+        found += 1
+        if extended { return try extendedReport(at: cursor) }
+        return try legacyReport(at: cursor)
     }
 
-    /// Checks that `needed` bytes follow `index`, naming `field` when they do not.
+    /// Checks that `needed` bytes follow `index`, naming `field` when they do not (and ending the
+    /// walk: one error per event).
     @inline(__always)
-    private func require(_ needed: Int, at index: Int, for field: HCIField) throws(HCIParseError) {
+    private mutating func require(_ needed: Int, at index: Int, for field: HCIField) throws(HCIParseError) {
         let available = bytes.endIndex - index
         guard available >= needed else {
+            finished = true
             throw .truncated(field: field, offset: index - origin, needed: needed, available: available)
         }
     }

@@ -104,7 +104,7 @@ struct DecodedCapture {
             events += 1
             let event = try HCIEvent(eventBytes)
             if let subevent = event.leSubeventCode { subevents[subevent, default: 0] += 1 }
-            var iterator = event.advertisingReports
+            var iterator = event.advertisingReports()
             while let report = try iterator.next() {
                 reports.append((record.timestamp, report))
             }
