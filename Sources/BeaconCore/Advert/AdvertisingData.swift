@@ -131,6 +131,7 @@ public enum ADStructureError: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 
+    /// One line for logs: where the structure is and how it overruns.
     public var description: String {
         switch self {
         case .lengthOverrun(let offset, let declared, let available):
@@ -176,5 +177,6 @@ public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConverti
     /// 0xFF Manufacturer Specific Data (iBeacon and AltBeacon ride here).
     public static let manufacturerSpecificData = ADType(rawValue: 0xFF)
 
+    /// `0x16`-style hex, as the assigned-numbers tables print AD types.
     public var description: String { "0x" + (rawValue < 0x10 ? "0" : "") + String(rawValue, radix: 16) }
 }

@@ -67,6 +67,7 @@ public enum BtsnoopError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The record at `offset` declares `includedLength` bytes of data but the file ends after `available`.
     case truncatedRecord(offset: Int, includedLength: Int, available: Int)
 
+    /// One line for logs, with the offset and lengths involved.
     public var description: String {
         switch self {
         case .truncatedHeader(let available):

@@ -100,6 +100,7 @@ public struct AddressType: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// 0xFF: anonymous advertisement, no address (extended reports only).
     public static let anonymous = AddressType(rawValue: 0xFF)
 
+    /// `public`, `random`, … or the raw byte for a type this module does not know.
     public var description: String {
         switch self {
         case .public: return "public"

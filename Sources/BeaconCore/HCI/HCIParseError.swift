@@ -24,6 +24,7 @@ public enum HCIParseError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// One line for logs, with the field, offset and lengths involved.
     public var description: String {
         switch self {
         case .notAnEvent(let type):
