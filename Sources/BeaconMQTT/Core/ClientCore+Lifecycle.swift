@@ -110,6 +110,12 @@ extension ClientCore {
         mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version)
         // Nagle would hold a PUBACK-awaited publish for up to 40 ms behind a delayed ACK.
         mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
+        // v5 Receive Maximum: how many inbound QoS 1/2 messages may be unacknowledged. The
+        // network thread acknowledges each as soon as it is copied, so a window does not protect
+        // us; and with libmosquitto's default of 20, mosquitto 2.0.11 overruns it when QoS 1 and
+        // QoS 2 deliveries mix (seen in tests), which libmosquitto treats as a protocol error and
+        // drops the connection. The broker's own max_inflight_messages still bounds the window.
+        mosquitto_int_option(handle, MOSQ_OPT_RECEIVE_MAXIMUM, 65_535)
         let policy = config.reconnect
         let minimum = policy.minimumDelay.wholeSeconds(floor: 1)
         let maximum = Swift.max(minimum, policy.maximumDelay.wholeSeconds(floor: 1))
