@@ -192,13 +192,25 @@ extension ClientCore {
     }
 
     /// See ``MQTTClient/disconnect()``. Idempotent.
+    ///
+    /// Waits for the DISCONNECT and the network thread, but at most 5 s: a blocking TCP connect
+    /// to a black-holed address cannot be interrupted and holds ``control`` for the kernel's SYN
+    /// timeout (about two minutes). Past that the teardown finishes in the background, in order,
+    /// and nothing calls into libmosquitto any more (the phase is `.closed`).
     func disconnect() async {
         guard let closing = beginClose() else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = ResumeOnce(continuation)
             control.async {
                 self.quiesce()
-                continuation.resume()
+                once.resume(returning: true)
             }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(5)) {
+                once.resume(returning: false)
+            }
+        }
+        if !finished {
+            logger.warning("libmosquitto is still busy (a blocked connect?); disconnect completes in the background")
         }
         finishClose(closing)
     }

@@ -46,6 +46,7 @@ public enum MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
     /// the v5 reason code, `reason` its text.
     case protocolError(code: Int, reason: String)
 
+    /// One line for a log or an operator: what failed and the context to act on it.
     public var description: String {
         switch self {
         case .connectionRefused(let code, let reason):

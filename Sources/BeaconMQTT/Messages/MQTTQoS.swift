@@ -7,5 +7,6 @@ public enum MQTTQoS: Int, Sendable, Hashable, CaseIterable, CustomStringConverti
     /// QoS 2: four-step handshake ending in PUBCOMP; arrives exactly once.
     case exactlyOnce = 2
 
+    /// "QoS 0", "QoS 1" or "QoS 2", for logs.
     public var description: String { "QoS \(rawValue)" }
 }

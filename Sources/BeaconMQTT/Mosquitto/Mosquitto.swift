@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import Synchronization
 
 /// Process-wide libmosquitto setup and the small conversions every file needs.
 enum Mosquitto {
@@ -62,4 +63,17 @@ func withCStringArray<R>(
     let copies = strings.map { strdup($0) }
     defer { copies.forEach { free($0) } }
     return copies.withUnsafeBufferPointer { body($0.baseAddress!, Int32($0.count)) }
+}
+
+/// A continuation that the first of several racing callbacks resumes; later ones do nothing.
+final class ResumeOnce<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, Never>?>
+
+    init(_ continuation: CheckedContinuation<T, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(returning value: T) {
+        continuation.withLock { $0.take() }?.resume(returning: value)
+    }
 }

@@ -17,7 +17,9 @@
 /// iteration (break, task cancellation) or ``MQTTClient/unsubscribe(_:)`` sends UNSUBSCRIBE
 /// for filters that no other subscription uses.
 public struct MQTTSubscription: AsyncSequence, Sendable {
+    /// Each element is one received message.
     public typealias Element = MQTTMessage
+    /// The sequence never throws: it ends when the client is disconnected.
     public typealias Failure = Never
 
     let stream: AsyncStream<MQTTMessage>
