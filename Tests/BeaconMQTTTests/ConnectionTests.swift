@@ -185,6 +185,26 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a client whose first connect failed connects once the broker is there")
+    func connectAgainAfterFailure() async throws {
+        try await withBroker { broker in
+            try await broker.stop()
+            let client = MQTTClient(configuration: configuration(for: broker, clientID: "early-edge"), logger: testLogger)
+            let error = await #expect(throws: MQTTError.self) { try await client.connect() }
+            guard case .hostUnreachable(_, _, ECONNREFUSED, _) = error else {
+                Issue.record("expected hostUnreachable, got \(String(describing: error))")
+                return
+            }
+            try await broker.start()
+            try await client.connect()
+            #expect(client.isConnected)
+            let subscription = try await client.subscribe(to: ["late/start"], qos: .atLeastOnce)
+            try await client.publish(to: "late/start", payload: "up".bytes, qos: .atLeastOnce, retain: false)
+            #expect(try await collect(1, from: subscription).first?.payload.text == "up")
+            await client.disconnect()
+        }
+    }
+
     @Test("a clean disconnect after acknowledged publishes fails nothing and ends the streams")
     func cleanDisconnect() async throws {
         try await withBroker { broker in

@@ -120,6 +120,36 @@ struct PublishSubscribeTests {
         }
     }
 
+    @Test(
+        "overlapping subscriptions each get a message once; unsubscribing one leaves the other",
+        arguments: [MQTTProtocolVersion.v311, .v5])
+    func overlappingSubscriptions(version: MQTTProtocolVersion) async throws {
+        try await withBroker { broker in
+            let client = try await connectedClient(configuration(for: broker, clientID: "both", protocolVersion: version))
+            let everything = try await client.subscribe(to: ["events/#"], qos: .atLeastOnce)
+            // Two overlapping filters in one subscription, one of them shared with `everything`.
+            let enters = try await client.subscribe(to: ["events/+/enter", "events/#"], qos: .atLeastOnce)
+            let all = MessageCollector(everything)
+            let entering = MessageCollector(enters)
+            try await client.publish(to: "events/7/enter", payload: "in".bytes, qos: .atLeastOnce, retain: false)
+            try await all.wait(for: 1, within: .seconds(5))
+            try await entering.wait(for: 1, within: .seconds(5))
+            try await Task.sleep(for: .milliseconds(300))  // room for a duplicate to show up
+            #expect(all.messages.map(\.payload.text) == ["in"])
+            #expect(entering.messages.map(\.payload.text) == ["in"])
+
+            client.unsubscribe(everything)
+            try await client.publish(to: "events/7/enter", payload: "again".bytes, qos: .atLeastOnce, retain: false)
+            try await client.publish(to: "events/7/exit", payload: "out".bytes, qos: .atLeastOnce, retain: false)
+            try await entering.wait(for: 3, within: .seconds(5))
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(entering.messages.map(\.payload.text) == ["in", "again", "out"])
+            #expect(all.messages.map(\.payload.text) == ["in"])
+            entering.stop()
+            await client.disconnect()
+        }
+    }
+
     @Test("a payload larger than the broker's v5 maximum packet size is refused before sending")
     func payloadTooLarge() async throws {
         try await withBroker(BrokerConfiguration(maxPacketSize: 1024)) { broker in

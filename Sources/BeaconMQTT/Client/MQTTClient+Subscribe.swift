@@ -6,6 +6,11 @@ extension MQTTClient {
     /// Messages matching any of the filters arrive on the returned ``MQTTSubscription`` in
     /// order, starting with retained messages. The subscription survives reconnects (the
     /// client re-subscribes when the broker did not keep the session).
+    ///
+    /// Each matching message arrives once per subscription, also when filters overlap (MQTT v5
+    /// uses one subscription identifier per filter to tell the broker's copies apart). Retained
+    /// messages are sent again by the broker whenever a filter is subscribed again — after a
+    /// reconnect, or when another subscription uses the same filter — so treat them as state.
     /// - Parameters:
     ///   - filters: topic filters, `+` and `#` wildcards allowed; at least one.
     ///   - qos: the maximum QoS to receive with.
@@ -27,33 +32,31 @@ extension MQTTClient {
         continuation.onTermination = { [weak core] _ in core?.subscriptionEnded(id: id) }
 
         let epoch: UInt64
+        let requests: [SubscribeRequest]
         do {
-            epoch = try core.register(entry)
+            (epoch, requests) = try core.register(entry)
         } catch {
             entry.finish()
             throw error
         }
-        let handle = core.handle
-        let result = await core.sendAndAwaitAck(
-            epoch: epoch, survivesReconnect: false,
-            send: { mid in
-                withCStringArray(filters) { pointers, count in
-                    mosquitto_subscribe_multiple(handle, &mid, count, pointers, Int32(qos.rawValue), 0, nil)
-                }
-            },
-            failure: { rc in .fromReturnCode(rc, topic: filters[0]) })
-        let failure: MQTTError?
-        switch result {
-        case .success(let codes):
-            // MQTT 3.1.1 grants QoS 0–2 or fails with 0x80; v5 codes of 0x80 and above fail.
-            failure = codes.first(where: { $0 >= 0x80 }).map { MQTTError.brokerReason($0) }
-        case .failure(let error):
-            failure = error
-        }
-        if let failure {
-            logger.warning("subscribe failed", metadata: ["mqtt.error": "\(failure)"])
-            entry.finish()
-            throw failure
+        for request in requests {
+            let result = await core.sendAndAwaitAck(
+                epoch: epoch, survivesReconnect: false,
+                send: { mid in core.send(request, mid: &mid) },
+                failure: { rc in .fromReturnCode(rc, topic: request.filters[0]) })
+            let failure: MQTTError?
+            switch result {
+            case .success(let codes):
+                // MQTT 3.1.1 grants QoS 0–2 or fails with 0x80; v5 codes of 0x80 and above fail.
+                failure = codes.first(where: { $0 >= 0x80 }).map { MQTTError.brokerReason($0) }
+            case .failure(let error):
+                failure = error
+            }
+            if let failure {
+                logger.warning("subscribe failed", metadata: ["mqtt.error": "\(failure)"])
+                entry.finish()
+                throw failure
+            }
         }
         logger.debug("subscribed", metadata: ["mqtt.qos": "\(qos.rawValue)"])
         return MQTTSubscription(stream: stream, entry: entry)

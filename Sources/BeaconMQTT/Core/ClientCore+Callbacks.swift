@@ -27,9 +27,9 @@ extension ClientCore {
             // Nobody waits for UNSUBACK (see subscriptionEnded); trace it for debugging.
             ClientCore.from(userdata)?.logger.trace("unsubscribe acknowledged", metadata: ["mqtt.mid": "\(mid)"])
         }
-        mosquitto_message_v5_callback_set(handle) { _, userdata, message, _ in
+        mosquitto_message_v5_callback_set(handle) { _, userdata, message, properties in
             guard let message else { return }
-            ClientCore.from(userdata)?.deliver(message)
+            ClientCore.from(userdata)?.deliver(message, properties: properties)
         }
         mosquitto_log_callback_set(handle) { _, userdata, level, text in
             guard let text else { return }
@@ -51,14 +51,16 @@ extension ClientCore {
         let sessionPresent = flags & 1 != 0
         let keptSubscriptions = sessionPresent && !configuration.cleanSession
         typealias Waiter = CheckedContinuation<Result<Void, MQTTError>, Never>
-        let outcome = state.withLock { state -> (Waiter?, [SubscriptionEntry], Bool)? in
+        let version = configuration.protocolVersion
+        let outcome = state.withLock { state -> (Waiter?, [SubscribeRequest], Bool)? in
             switch state.phase {
             case .connecting where state.wireStarted, .reconnecting:
                 let waiter = state.connectWaiter
                 state.connectWaiter = nil
                 state.phase = .connected
                 state.maximumPacketSize = packetLimit > 0 ? Int(packetLimit) : nil
-                return (waiter, keptSubscriptions ? [] : state.routing, waiter == nil)
+                let filters = keptSubscriptions ? [] : state.routing.flatMap(\.filters)
+                return (waiter, state.subscribeRequests(for: filters, version: version), waiter == nil)
             default:
                 // A connection nobody wants any more (timed out, closed): its teardown is queued.
                 return nil
@@ -68,7 +70,7 @@ extension ClientCore {
         if !resubscribe.isEmpty { restore(resubscribe) }
         logger.info(
             isReconnect ? "reconnected" : "connected",
-            metadata: ["mqtt.session_present": "\(sessionPresent)", "mqtt.resubscribed": "\(resubscribe.count)"])
+            metadata: ["mqtt.session_present": "\(sessionPresent)", "mqtt.resubscribed": "\(resubscribe.flatMap(\.filters).count)"])
         broadcast(.connected(sessionPresent: sessionPresent))
         waiter?.resume(returning: .success(()))
     }

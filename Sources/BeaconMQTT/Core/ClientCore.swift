@@ -128,6 +128,11 @@ struct CoreState {
 
     var nextID: UInt64 = 0
     var subscriptions: [UInt64: SubscriptionEntry] = [:]
+    /// MQTT v5: the subscription identifier the broker knows each distinct filter by. The broker
+    /// sends one copy of a message per matching filter, each tagged with its identifier, and
+    /// routing uses the tag so that overlapping filters do not deliver duplicates.
+    var filterIDs: [String: UInt32] = [:]
+    var nextFilterID: UInt32 = 0
     /// The subscriptions in creation order, copied out (one retain) for each received message.
     var routing: [SubscriptionEntry] = []
     var listeners: [UInt64: AsyncStream<MQTTConnectionEvent>.Continuation] = [:]
@@ -140,4 +145,43 @@ struct CoreState {
     mutating func rebuildRouting() {
         routing = subscriptions.values.sorted { $0.id < $1.id }
     }
+
+    /// The identifier of `filter`, made on first use (v5 allows 1 to 268 435 455).
+    mutating func identifier(for filter: String) -> UInt32 {
+        if let id = filterIDs[filter] { return id }
+        nextFilterID += 1
+        filterIDs[filter] = nextFilterID
+        return nextFilterID
+    }
+
+    /// The SUBSCRIBE packets that put `filters` in place at the broker. MQTT v5: one per
+    /// filter, with its identifier and the highest QoS any subscription wants for it.
+    /// MQTT 3.1.1: one per QoS (the broker sends a single copy for overlapping filters).
+    mutating func subscribeRequests(for filters: [String], version: MQTTProtocolVersion) -> [SubscribeRequest] {
+        var qosByFilter: [String: MQTTQoS] = [:]
+        for entry in subscriptions.values {
+            for filter in entry.filters where filters.contains(filter) {
+                qosByFilter[filter] = max(qosByFilter[filter] ?? .atMostOnce, entry.qos)
+            }
+        }
+        let ordered = Array(Set(filters)).sorted()
+        switch version {
+        case .v5:
+            return ordered.map { filter in
+                SubscribeRequest(
+                    filters: [filter], qos: qosByFilter[filter] ?? .atMostOnce, identifier: identifier(for: filter))
+            }
+        case .v311:
+            let byQoS = Dictionary(grouping: ordered) { qosByFilter[$0] ?? .atMostOnce }
+            return byQoS.keys.sorted().map { SubscribeRequest(filters: byQoS[$0]!, qos: $0, identifier: nil) }
+        }
+    }
+}
+
+/// One SUBSCRIBE packet to send.
+struct SubscribeRequest: Sendable {
+    let filters: [String]
+    let qos: MQTTQoS
+    /// MQTT v5 subscription identifier, or `nil` for MQTT 3.1.1.
+    let identifier: UInt32?
 }

@@ -20,14 +20,14 @@ final class SubscriptionEntry: Sendable {
         self.logger = logger
     }
 
-    /// Whether `topic` (a C string from libmosquitto) matches one of the filters.
-    func matches(_ topic: UnsafePointer<CChar>) -> Bool {
+    /// The first of the filters that matches `topic` (a C string from libmosquitto), if any.
+    func firstMatchingFilter(_ topic: UnsafePointer<CChar>) -> String? {
         for filter in filters {
             var result = false
             let rc = filter.withCString { mosquitto_topic_matches_sub($0, topic, &result) }
-            if rc == MOSQ_ERR_SUCCESS, result { return true }
+            if rc == MOSQ_ERR_SUCCESS, result { return filter }
         }
-        return false
+        return nil
     }
 
     /// Hands a message to the consumer. A full buffer drops its oldest message (the
