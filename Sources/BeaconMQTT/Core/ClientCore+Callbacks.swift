@@ -1,4 +1,5 @@
 import CMosquitto
+import Dispatch
 import Logging
 
 /// libmosquitto's callbacks. They run on its network thread (and, for a DISCONNECT written
@@ -137,6 +138,9 @@ extension ClientCore {
     /// libmosquitto's log. OpenSSL failures only surface here: a failed handshake ends the
     /// network thread without a disconnect callback, so during connect() an OpenSSL error line
     /// fails the attempt with its text, and after it the connection is reported lost for good.
+    ///
+    /// This callback never takes ``state``: it can run synchronously inside a libmosquitto
+    /// call that is made with ``state`` held (UNSUBSCRIBE in ``subscriptionEnded(id:)``).
     func didLog(level: Int32, text: UnsafePointer<CChar>) {
         let isError = level == MOSQ_LOG_ERR
         guard isError || level == MOSQ_LOG_WARNING || logger.logLevel <= .trace else { return }
@@ -145,14 +149,24 @@ extension ClientCore {
             logger.log(level: level == MOSQ_LOG_WARNING ? .warning : .trace, "libmosquitto: \(line)")
             return
         }
-        let isTLS = line.hasPrefix("OpenSSL Error")
+        logger.debug("libmosquitto: \(line)")
+        errorLines.withLock { lines in
+            lines.append(line)
+            if lines.count > 16 { lines.removeFirst() }
+        }
+        if line.hasPrefix("OpenSSL Error") {
+            DispatchQueue.global().async { [weak self] in self?.tlsFailed(line) }
+        }
+    }
+
+    /// Acts on an OpenSSL error line, off the callback (see ``didLog(level:text:)``).
+    private func tlsFailed(_ line: String) {
         enum Reaction { case none, failAttempt(UInt64), lostForGood }
         let reaction = state.withLock { state -> Reaction in
             switch state.phase {
             case .connecting where state.wireStarted:
-                state.connectErrors.append(line)
-                return isTLS ? .failAttempt(state.attempt) : .none
-            case .reconnecting where isTLS:
+                return .failAttempt(state.attempt)
+            case .reconnecting:
                 state.phase = .lost
                 return .lostForGood
             default:
@@ -161,7 +175,7 @@ extension ClientCore {
         }
         switch reaction {
         case .none:
-            logger.debug("libmosquitto: \(line)")
+            return
         case .failAttempt(let attempt):
             failConnect(attempt: attempt, error: .tlsFailure(detail: line))
         case .lostForGood:

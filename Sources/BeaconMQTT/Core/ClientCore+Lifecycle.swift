@@ -18,10 +18,10 @@ extension ClientCore {
                 state.attempt += 1
                 state.phase = .connecting
                 state.wireStarted = false
-                state.connectErrors = []
                 return .attempt(state.attempt)
             }
         }
+        errorLines.withLock { $0 = [] }
         let attempt: UInt64
         switch start {
         case .alreadyConnected: return
@@ -175,11 +175,11 @@ extension ClientCore {
         if started { mosquitto_loop_stop(handle, false) }
     }
 
-    /// The OpenSSL/libmosquitto error lines logged since the attempt started, if any.
+    /// The error lines libmosquitto logged since the attempt started, if any.
     func takeConnectErrors() -> String? {
-        let lines = state.withLock { state in
-            defer { state.connectErrors = [] }
-            return state.connectErrors
+        let lines = errorLines.withLock { lines in
+            defer { lines = [] }
+            return lines
         }
         return lines.isEmpty ? nil : lines.joined(separator: "; ")
     }

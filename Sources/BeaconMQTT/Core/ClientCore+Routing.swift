@@ -98,8 +98,14 @@ extension ClientCore {
 
     /// A subscription's stream ended (consumer gone, cancelled, unsubscribed, or a failed
     /// subscribe). Sends UNSUBSCRIBE for the filters no other subscription still uses; nobody
-    /// waits for the UNSUBACK. The call is made under the lock so that it cannot overlap the
-    /// teardown, which only destroys the handle after the phase became `.closed`.
+    /// waits for the UNSUBACK.
+    ///
+    /// The UNSUBSCRIBE is queued with ``state`` held, for two reasons: a new subscription to the
+    /// same filter registers under the same lock, so its SUBSCRIBE always goes out after this
+    /// UNSUBSCRIBE (never the other way round, which would cancel it at the broker); and the
+    /// handle is destroyed only after the phase became `.closed`, which this checks. No
+    /// callback that takes ``state`` can run inside the call: the network thread runs the
+    /// others, and the log callback does not take it.
     func subscriptionEnded(id: UInt64) {
         let removed = state.withLock { state -> SubscriptionEntry? in
             guard let entry = state.subscriptions.removeValue(forKey: id) else { return nil }
@@ -114,8 +120,7 @@ extension ClientCore {
             }
             return entry
         }
-        // Released here, outside the lock.
-        _ = removed
+        _ = removed  // released here, outside the lock
     }
 
     /// A new listener for connection events. See ``MQTTClient/connectionEvents()``.

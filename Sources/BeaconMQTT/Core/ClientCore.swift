@@ -27,6 +27,10 @@ final class ClientCore: Sendable {
     let logger: Logger
     let state: Mutex<CoreState>
     let control: DispatchQueue
+    /// The last error lines libmosquitto logged (OpenSSL's among them): the detail of a TLS
+    /// failure, which the return codes do not carry. Apart from ``state`` because the log
+    /// callback must not take ``state``.
+    let errorLines = Mutex<[String]>([])
 
     init(configuration: MQTTConfiguration, logger: Logger) {
         precondition(Mosquitto.initialised, "mosquitto_lib_init failed")
@@ -110,8 +114,6 @@ struct CoreState {
     /// `true` between `mosquitto_loop_start` and `mosquitto_loop_stop`.
     var loopStarted = false
     var connectWaiter: CheckedContinuation<Result<Void, MQTTError>, Never>?
-    /// OpenSSL/libmosquitto error lines logged during the current connect: the TLS detail.
-    var connectErrors: [String] = []
     /// Bumped at every connection loss; a publish that started in an earlier epoch and missed
     /// its acknowledgement knows the connection it was sent on is gone.
     var epoch: UInt64 = 0
