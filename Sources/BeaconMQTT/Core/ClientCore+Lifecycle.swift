@@ -184,7 +184,7 @@ extension ClientCore {
         return lines.isEmpty ? nil : lines.joined(separator: "; ")
     }
 
-    /// What ``close(destroying:)`` takes out of the state to finish outside the lock.
+    /// What ``beginClose()`` takes out of the state, to be ended outside the lock.
     private struct Closing: Sendable {
         var connectWaiter: CheckedContinuation<Result<Void, MQTTError>, Never>?
         var subscriptions: [SubscriptionEntry]
