@@ -1,0 +1,102 @@
+import CMosquitto
+
+extension MQTTClient {
+    /// Publishes one message and returns when it is delivered as far as its QoS promises.
+    ///
+    /// - QoS 0: returns when libmosquitto wrote it to the socket; throws
+    ///   ``MQTTError/connectionLost(code:reason:)`` if the connection dropped first.
+    /// - QoS 1 / 2: returns when the broker acknowledged it (PUBACK / PUBCOMP). If the
+    ///   connection drops first, libmosquitto keeps the message and resends it after the
+    ///   reconnect, and this call keeps waiting; ``disconnect()`` ends it with
+    ///   ``MQTTError/shutdown``.
+    ///
+    /// Throws ``MQTTError/notConnected`` at once while there is no connection, so a caller with
+    /// an outage buffer (the edge) keeps the message instead of waiting.
+    /// - Parameters:
+    ///   - topic: a topic name (no `+` or `#`).
+    ///   - payload: the bytes to send.
+    ///   - qos: delivery guarantee.
+    ///   - retain: whether the broker keeps it as the topic's current value for new subscribers.
+    ///   - messageExpiry: MQTT v5 only (property MESSAGE_EXPIRY_INTERVAL, whole seconds rounded
+    ///     up): the broker discards the message, retained copy included, once it is older.
+    ///     With MQTT 3.1.1 the call throws ``MQTTError/protocolError(code:reason:)``.
+    public func publish(
+        to topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, messageExpiry: Duration? = nil
+    ) async throws(MQTTError) {
+        try ClientCore.checkPublishTopic(topic)
+        guard payload.count <= Mosquitto.maximumPayload else {
+            throw .payloadTooLarge(size: payload.count, limit: Mosquitto.maximumPayload)
+        }
+        var properties: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&properties) }
+        if let messageExpiry {
+            guard configuration.protocolVersion == .v5 else {
+                throw .protocolError(
+                    code: Int(MOSQ_ERR_NOT_SUPPORTED.rawValue), reason: "message expiry needs MQTT v5")
+            }
+            let seconds = messageExpiry.wholeSeconds(floor: 1, ceiling: Int(UInt32.max))
+            mosquitto_property_add_int32(
+                &properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), UInt32(seconds))
+        }
+        let (epoch, packetLimit) = try core.state.withLock { state throws(MQTTError) in
+            switch state.phase {
+            case .connected: return (state.epoch, state.maximumPacketSize)
+            case .closed: throw .shutdown
+            default: throw .notConnected
+            }
+        }
+        let handle = core.handle
+        let result = await core.sendAndAwaitAck(
+            epoch: epoch, survivesReconnect: qos != .atMostOnce,
+            send: { mid in
+                payload.withUnsafeBytes { bytes in
+                    mosquitto_publish_v5(
+                        handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos.rawValue),
+                        retain, properties)
+                }
+            },
+            failure: { rc in
+                .fromReturnCode(rc, topic: topic, payloadSize: payload.count, packetLimit: packetLimit)
+            })
+        switch result {
+        case .success(let codes):
+            // v5 PUBACK/PUBREC reason codes of 0x80 and above are refusals (ACL, quota, …).
+            if let code = codes.first, code >= 0x80 {
+                core.logger.warning(
+                    "broker refused a publish",
+                    metadata: ["mqtt.topic": "\(topic)", "mqtt.reason": "\(Mosquitto.reasonText(code))"])
+                throw .brokerReason(code)
+            }
+        case .failure(let error):
+            throw error
+        }
+    }
+}
+
+extension ClientCore {
+    /// Checks a publish (or will) topic before libmosquitto does, for an error that names it.
+    static func checkPublishTopic(_ topic: String) throws(MQTTError) {
+        if topic.isEmpty { throw .invalidTopic(topic: topic, reason: "empty") }
+        if topic.utf8.count > 65_535 {
+            throw .invalidTopic(topic: topic, reason: "longer than 65535 bytes")
+        }
+        switch mosquitto_pub_topic_check2(topic, topic.utf8.count) {
+        case MOSQ_ERR_SUCCESS: return
+        case MOSQ_ERR_MALFORMED_UTF8: throw .invalidTopic(topic: topic, reason: "not valid UTF-8 or contains a control character")
+        default: throw .invalidTopic(topic: topic, reason: "wildcards (+ or #) are not allowed in a publish topic")
+        }
+    }
+
+    /// Checks a subscription filter.
+    static func checkFilter(_ filter: String) throws(MQTTError) {
+        if filter.isEmpty { throw .invalidTopic(topic: filter, reason: "empty") }
+        if filter.utf8.count > 65_535 {
+            throw .invalidTopic(topic: filter, reason: "longer than 65535 bytes")
+        }
+        switch mosquitto_sub_topic_check2(filter, filter.utf8.count) {
+        case MOSQ_ERR_SUCCESS: return
+        case MOSQ_ERR_MALFORMED_UTF8: throw .invalidTopic(topic: filter, reason: "not valid UTF-8 or contains a control character")
+        default: throw .invalidTopic(topic: filter, reason: "+ must fill a whole level and # must be the last level")
+        }
+    }
+}

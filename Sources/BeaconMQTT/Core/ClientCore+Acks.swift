@@ -1,0 +1,52 @@
+import CMosquitto
+
+/// Matching acknowledgements (PUBACK, PUBCOMP, SUBACK, and the write of a QoS 0 publish, all
+/// reported by packet id) to the callers waiting for them.
+///
+/// The race this handles: the caller learns the packet id only when `mosquitto_publish_v5`
+/// returns, but libmosquitto's network thread may already have sent the packet and processed
+/// the broker's answer by then. An acknowledgement for an id nobody waits for is parked in
+/// `early`, and the caller picks it up when it registers. Both sides hold the same lock, so
+/// exactly one of them sees the other.
+extension ClientCore {
+    /// Runs `send` (a libmosquitto call that fills in the packet id) and waits for the
+    /// acknowledgement of that id. `epoch` is the connection epoch read before `send`:
+    /// if the connection was lost in between and the packet does not survive a reconnect, the
+    /// caller gets `.connectionLost` instead of waiting forever.
+    func sendAndAwaitAck(
+        epoch: UInt64, survivesReconnect: Bool,
+        send: (inout Int32) -> Int32, failure: (Int32) -> MQTTError
+    ) async -> Result<[Int32], MQTTError> {
+        await withCheckedContinuation { continuation in
+            var mid: Int32 = 0
+            let rc = send(&mid)
+            guard rc == MOSQ_ERR_SUCCESS else {
+                continuation.resume(returning: .failure(failure(rc)))
+                return
+            }
+            let immediate = state.withLock { state -> Result<[Int32], MQTTError>? in
+                if let codes = state.early.removeValue(forKey: mid) { return .success(codes) }
+                if state.phase == .closed { return .failure(.shutdown) }
+                if !survivesReconnect, state.epoch != epoch {
+                    return .failure(.connectionLost(code: Int(MOSQ_ERR_CONN_LOST.rawValue), reason: "the connection dropped before the packet was sent"))
+                }
+                state.pending[mid] = PendingAck(continuation: continuation, survivesReconnect: survivesReconnect)
+                return nil
+            }
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+    }
+
+    /// An acknowledgement from the network thread, with its reason codes (one for a publish,
+    /// one per filter for a SUBACK).
+    func acknowledge(mid: Int32, codes: [Int32]) {
+        let waiter = state.withLock { state -> PendingAck? in
+            if let ack = state.pending.removeValue(forKey: mid) { return ack }
+            // Our own re-subscriptions after a reconnect: nobody waits.
+            if state.internalMids.remove(mid) != nil { return nil }
+            state.early[mid] = codes
+            return nil
+        }
+        waiter?.continuation.resume(returning: .success(codes))
+    }
+}

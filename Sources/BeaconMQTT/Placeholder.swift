@@ -1,2 +1,0 @@
-/// Placeholder: replaced by the MQTT client.
-public enum BeaconMQTTPlaceholder {}

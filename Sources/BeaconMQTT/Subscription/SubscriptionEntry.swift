@@ -1,0 +1,52 @@
+import CMosquitto
+import Logging
+import Synchronization
+
+/// The client's side of one ``MQTTSubscription``: its filters, the stream it feeds, and the
+/// count of messages dropped because its consumer fell behind.
+final class SubscriptionEntry: Sendable {
+    let id: UInt64
+    let filters: [String]
+    let qos: MQTTQoS
+    let continuation: AsyncStream<MQTTMessage>.Continuation
+    let dropped = Atomic<Int>(0)
+    let logger: Logger
+
+    init(id: UInt64, filters: [String], qos: MQTTQoS, continuation: AsyncStream<MQTTMessage>.Continuation, logger: Logger) {
+        self.id = id
+        self.filters = filters
+        self.qos = qos
+        self.continuation = continuation
+        self.logger = logger
+    }
+
+    /// The first of the filters that matches `topic` (a C string from libmosquitto), if any.
+    func firstMatchingFilter(_ topic: UnsafePointer<CChar>) -> String? {
+        for filter in filters {
+            var result = false
+            let rc = filter.withCString { mosquitto_topic_matches_sub($0, topic, &result) }
+            if rc == MOSQ_ERR_SUCCESS, result { return filter }
+        }
+        return nil
+    }
+
+    /// Hands a message to the consumer. A full buffer drops its oldest message (the
+    /// `bufferingNewest` policy): counted, and logged at 1, 2, 4, 8, … drops so a stalled
+    /// consumer shows in the log without flooding it.
+    func deliver(_ message: MQTTMessage) {
+        if case .dropped = continuation.yield(message) {
+            let total = dropped.wrappingAdd(1, ordering: .relaxed).newValue
+            if total & (total - 1) == 0 {
+                logger.warning(
+                    "subscriber is behind: dropped oldest messages",
+                    metadata: ["mqtt.filters": "\(filters)", "mqtt.dropped": "\(total)", "mqtt.topic": "\(message.topic)"])
+            }
+        }
+    }
+
+    /// Ends the consumer's `for await` loop. Never called with the core's lock held:
+    /// `finish()` runs the stream's termination handler, which takes that lock.
+    func finish() {
+        continuation.finish()
+    }
+}

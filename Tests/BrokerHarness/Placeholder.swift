@@ -1,2 +1,0 @@
-/// Placeholder: replaced by the broker harness.
-public enum BrokerHarnessPlaceholder {}
