@@ -47,6 +47,9 @@ let package = Package(
             dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // The aggregator's engine (pure: config, filters, decisions) and, later, its service.
+        .target(name: "BeaconAggregator", dependencies: ["BeaconCore"], swiftSettings: strict),
+
         .executableTarget(
             name: "beacon-edge",
             dependencies: [
@@ -82,6 +85,7 @@ let package = Package(
         // A real mosquitto on a free loopback port, for integration tests (never a mock broker).
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
 
+        .testTarget(name: "BeaconAggregatorTests", dependencies: ["BeaconAggregator", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "BeaconWireTests",
