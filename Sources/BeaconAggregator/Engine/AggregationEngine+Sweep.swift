@@ -161,3 +161,12 @@ public struct RestoredState: Sendable, Equatable {
         self.sequence = sequence
     }
 }
+
+extension AggregationEngine {
+    /// Where the engine has a device now: state, store and section indices (nil when untracked).
+    public func current(_ device: DeviceID) -> (state: PresenceState, store: Int?, section: Int?)? {
+        guard let ti = trackIndex[device] else { return nil }
+        let t = tracks[ti]
+        return (t.state, t.store >= 0 ? t.store : nil, t.section >= 0 ? t.section : nil)
+    }
+}
