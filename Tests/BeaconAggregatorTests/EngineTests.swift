@@ -17,9 +17,9 @@ struct EngineTests {
         #expect(state.state == .inside && state.section == d.engine.chain.sectionIndex(store: 1, section: 10))
     }
 
-    @Test("a device standing between two sections does not flap")
-    func hysteresisAtBoundary() throws {
-        var d = Driver(try Fixture.engine())
+    @Test("a device standing between two sections does not flap", arguments: [Tuning.Rule.hysteresis, .hmm])
+    func hysteresisAtBoundary(_ rule: Tuning.Rule) throws {
+        var d = Driver(try Fixture.engine { $0.rule = rule })
         d.hear(Fixture.phone, ["gw-a": -62, "gw-b": -70], from: t0, to: t0 + 5000)
         #expect(d.transitions == ["enter 1", "enter 1/10"])
         d.clear()
@@ -33,9 +33,10 @@ struct EngineTests {
         #expect(d.transitions.isEmpty)
     }
 
-    @Test("a challenger that leads by the margin for the dwell time wins, naming where it came from")
-    func sectionChange() throws {
-        var d = Driver(try Fixture.engine { $0.dwellSeconds = 2 })
+    @Test("a challenger that leads by the margin for the dwell time wins, naming where it came from",
+          arguments: [Tuning.Rule.hysteresis, .hmm])
+    func sectionChange(_ rule: Tuning.Rule) throws {
+        var d = Driver(try Fixture.engine { $0.dwellSeconds = 2; $0.rule = rule })
         d.hear(Fixture.phone, ["gw-a": -60, "gw-b": -75], from: t0, to: t0 + 5000)
         d.clear()
         d.hear(Fixture.phone, ["gw-a": -75, "gw-b": -58], from: t0 + 5000, to: t0 + 12000)
@@ -158,10 +159,10 @@ struct EngineTests {
         #expect(d.transitions == ["exit 1/30", "exit 1"])
     }
 
-    @Test("the same input gives the same output")
-    func deterministic() throws {
+    @Test("the same input gives the same output", arguments: Tuning.Rule.allCases)
+    func deterministic(_ rule: Tuning.Rule) throws {
         func run() throws -> [EngineOutput] {
-            var d = Driver(try Fixture.engine())
+            var d = Driver(try Fixture.engine { $0.rule = rule })
             d.hear(Fixture.phone, ["gw-a": -60, "gw-b": -70], from: t0, to: t0 + 8000)
             d.hear(Fixture.tag, ["gw-c": -55], from: t0 + 2000, to: t0 + 9000)
             d.hear(Fixture.phone, ["gw-a": -75, "gw-b": -58], from: t0 + 8000, to: t0 + 15000)
@@ -187,9 +188,9 @@ struct EngineTests {
         #expect(last?.count == 0)
     }
 
-    @Test("a restart restores who is inside and invents no enter event")
-    func restore() throws {
-        var d = Driver(try Fixture.engine())
+    @Test("a restart restores who is inside and invents no enter event", arguments: [Tuning.Rule.hysteresis, .hmm])
+    func restore(_ rule: Tuning.Rule) throws {
+        var d = Driver(try Fixture.engine { $0.rule = rule })
         d.engine.restore([RestoredState(device: Fixture.phone, state: .inside, store: 1, section: 10, since: t0 - 60000, lastSeen: t0 - 1000, sequence: 41)])
         d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 10000)
         #expect(d.transitions.isEmpty)

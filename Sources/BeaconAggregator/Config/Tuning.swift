@@ -6,6 +6,11 @@ public struct Tuning: Codable, Sendable, Equatable {
         /// Strongest calibrated, smoothed section wins, but a challenger must lead by
         /// `switch_margin_db` for `dwell_s` before the device moves (Core Location-like damping).
         case hysteresis
+        /// A hidden-Markov forward filter over the store's sections: a walking-time transition
+        /// model over the adjacency graph, a path-loss emission model from the gateway positions
+        /// (or the adjacency when there are none) with the device's unknown power offset profiled
+        /// out; the challenger needs 4:1 posterior odds for `dwell_s`.
+        case hmm
         /// Strongest single gateway wins at once — what most hobby presence systems do. Kept as the
         /// baseline the evaluator compares against; not for production.
         case nearest

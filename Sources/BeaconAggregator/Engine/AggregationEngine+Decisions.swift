@@ -59,11 +59,17 @@ extension AggregationEngine {
         guard e.top >= 0 else { return }
         let current = tracks[ti].section
         updateQuality(ti, e)
+        if tuning.rule == .hmm {
+            decideByPosterior(ti, at: t, into: &out)
+            return
+        }
         if current < 0 {
             changeSection(ti, to: e.top, at: t, into: &out)
             return
         }
         switch tuning.rule {
+        case .hmm:
+            break
         case .nearest:
             if e.nearest >= 0 && e.nearest != current { changeSection(ti, to: e.nearest, at: t, into: &out) }
         case .hysteresis:
@@ -126,7 +132,11 @@ extension AggregationEngine {
         if chain.stores[store].notifyOnEntry {
             emitTransition(ti, .enter, section: nil, other: nil, at: t, dwell: nil, into: &out)
         }
-        if e.top >= 0 {
+        if tuning.rule == .hmm {
+            tracks[ti].posterior = []
+            decideByPosterior(ti, at: t, into: &out)
+            if tracks[ti].section < 0 { emitState(ti, at: t, into: &out) }
+        } else if e.top >= 0 {
             changeSection(ti, to: e.top, at: t, into: &out)
         } else {
             emitState(ti, at: t, into: &out)

@@ -21,6 +21,8 @@ public struct AggregationEngine: Sendable {
     var trackIndex: [DeviceID: Int] = [:]
     var freeTracks: [Int] = []
     var gateways: [GatewayTrack]
+    /// Per store: expected radio picture of its sections (HMM rule).
+    let models: [SectionModel]
     var storeCount: [Int]
     var sectionCount: [Int]
     var dirtyStores: Set<Int> = []
@@ -46,6 +48,7 @@ public struct AggregationEngine: Sendable {
     public init(chain: Chain) {
         self.chain = chain
         gateways = Array(repeating: GatewayTrack(), count: chain.gateways.count)
+        models = chain.tuning.rule == .hmm ? chain.stores.indices.map { SectionModel(chain: chain, store: $0) } : []
         storeCount = Array(repeating: 0, count: chain.stores.count)
         sectionCount = Array(repeating: 0, count: chain.sections.count)
     }

@@ -1,4 +1,4 @@
-public import BeaconCore
+import BeaconCore
 
 /// One (device, gateway) link: the filtered RSSI and what the last advert said of its power.
 struct Link: Sendable {
@@ -54,6 +54,9 @@ struct DeviceTrack: Sendable {
     var rateTime: Int64 = .min
     /// Time the device has been observed in the store, for the rate estimate's warm-up.
     var rateSince: Int64 = .min
+    /// HMM rule: posterior over the current store's sections (local order), and its time.
+    var posterior: [Double] = []
+    var posteriorTime: Int64 = .min
     /// Per-device sequence over transitions and state changes.
     var sequence: UInt64 = 0
     /// Last published proximity, accuracy and confidence.
