@@ -49,6 +49,8 @@ let package = Package(
 
         // The aggregator's engine (pure: config, filters, decisions) and, later, its service.
         .target(name: "BeaconAggregator", dependencies: ["BeaconCore"], swiftSettings: strict),
+        // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
+        .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconAggregator"], swiftSettings: strict),
 
         .executableTarget(
             name: "beacon-edge",
@@ -86,6 +88,7 @@ let package = Package(
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
 
         .testTarget(name: "BeaconAggregatorTests", dependencies: ["BeaconAggregator", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconAggregator", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "BeaconWireTests",
