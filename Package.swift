@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-aggregator",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconAggregator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
