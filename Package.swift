@@ -47,6 +47,11 @@ let package = Package(
             dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // The aggregator's engine (pure: config, filters, decisions) and, later, its service.
+        .target(name: "BeaconAggregator", dependencies: ["BeaconCore"], swiftSettings: strict),
+        // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
+        .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconAggregator"], swiftSettings: strict),
+
         .executableTarget(
             name: "beacon-edge",
             dependencies: [
@@ -58,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-aggregator",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconAggregator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -82,6 +87,8 @@ let package = Package(
         // A real mosquitto on a free loopback port, for integration tests (never a mock broker).
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
 
+        .testTarget(name: "BeaconAggregatorTests", dependencies: ["BeaconAggregator", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconAggregator", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "BeaconWireTests",

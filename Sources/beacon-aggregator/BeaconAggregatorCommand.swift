@@ -8,12 +8,8 @@ struct BeaconAggregatorCommand: ParsableCommand {
         commandName: "beacon-aggregator",
         abstract: "Fuse sightings from all gateways into store/section regions and publish events.",
         discussion: """
-            Not implemented yet: the engine and service land with the aggregator issue. \
-            This executable exists so the package layout and CI are complete.
-            """)
-
-    func run() throws {
-        print("beacon-aggregator: not implemented yet (see the aggregator issue); try --help")
-        throw ExitCode(2)
-    }
+            The MQTT service (run) and trace replay land with the aggregator issue; check-config \
+            works today.
+            """,
+        subcommands: [CheckConfig.self])
 }

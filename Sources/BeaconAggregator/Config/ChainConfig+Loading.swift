@@ -1,0 +1,131 @@
+import Foundation
+
+extension ChainConfig {
+    /// Reads, decodes and validates a chain config file; throws a ``ConfigError`` listing every
+    /// problem with its JSON path. A config that throws here must never start an aggregator.
+    public static func load(path: String) throws(ConfigError) -> ChainConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
+        }
+        do {
+            return try parse(Array(data))
+        } catch {
+            var located = error
+            located.file = path
+            throw located
+        }
+    }
+
+    /// Decodes and validates a config from JSON bytes. Unknown keys are errors, so that a typo such
+    /// as `dwel_s` is reported instead of silently leaving the default in force.
+    public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> ChainConfig {
+        let data = Data(bytes)
+        let tree: Any
+        do {
+            tree = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw ConfigError(issues: [ConfigIssue(path: "$", message: "not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)")])
+        }
+        var issues = unknownKeys(in: tree)
+        let config: ChainConfig
+        do {
+            config = try JSONDecoder().decode(ChainConfig.self, from: data)
+        } catch let error as DecodingError {
+            issues.append(Self.issue(for: error))
+            throw ConfigError(issues: issues)
+        } catch {
+            throw ConfigError(issues: issues + [ConfigIssue(path: "$", message: "\(error)")])
+        }
+        issues += config.validate()
+        if !issues.isEmpty { throw ConfigError(issues: issues) }
+        return config
+    }
+
+    /// Maps a decoding failure to the JSON path and a sentence a person can act on.
+    static func issue(for error: DecodingError) -> ConfigIssue {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce("$") { partial, key in
+                if let index = key.intValue { return "\(partial)[\(index)]" }
+                return "\(partial).\(key.stringValue)"
+            }
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return ConfigIssue(path: path(context.codingPath + [key]), message: "is required but missing")
+        case .typeMismatch(let type, let context):
+            return ConfigIssue(path: path(context.codingPath), message: "has the wrong type, expected \(Self.jsonName(type))")
+        case .valueNotFound(let type, let context):
+            return ConfigIssue(path: path(context.codingPath), message: "is null, expected \(Self.jsonName(type))")
+        case .dataCorrupted(let context):
+            return ConfigIssue(path: path(context.codingPath), message: context.debugDescription)
+        @unknown default:
+            return ConfigIssue(path: "$", message: "\(error)")
+        }
+    }
+
+    static func jsonName(_ type: Any.Type) -> String {
+        switch type {
+        case is Int.Type: return "an integer"
+        case is Double.Type: return "a number"
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        default:
+            let name = String(describing: type)
+            return name.hasPrefix("Array") ? "an array" : (name.hasPrefix("Dictionary") ? "an object" : "an object (\(name))")
+        }
+    }
+
+    /// The keys each object of the format may have; anything else is reported.
+    static let knownKeys: [String: Set<String>] = [
+        "$": ["site_uuid", "stores", "gateways", "tuning", "comment"],
+        "store": ["major", "name", "notify_on_entry", "notify_on_exit", "sections", "comment"],
+        "section": ["minor", "name", "adjacent", "polygon", "street_door", "notify_on_entry", "notify_on_exit", "comment"],
+        "gateway": ["id", "store", "section", "position", "calibration_db", "path_loss_exponent", "comment"],
+        "tuning": Set(Tuning.CodingKeys.allKeys + ["comment"]),
+    ]
+
+    static func unknownKeys(in tree: Any) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        func check(_ object: Any, _ kind: String, _ path: String) {
+            guard let dict = object as? [String: Any], let known = knownKeys[kind] else { return }
+            for key in dict.keys.sorted() where !known.contains(key) {
+                let hint = known.min { Self.distance($0, key) < Self.distance($1, key) }
+                    .flatMap { Self.distance($0, key) <= 3 ? " (did you mean \"\($0)\"?)" : nil } ?? ""
+                issues.append(ConfigIssue(path: "\(path).\(key)", message: "unknown key\(hint)"))
+            }
+        }
+        check(tree, "$", "$")
+        guard let root = tree as? [String: Any] else { return issues }
+        for (i, store) in (root["stores"] as? [Any] ?? []).enumerated() {
+            check(store, "store", "$.stores[\(i)]")
+            for (j, section) in ((store as? [String: Any])?["sections"] as? [Any] ?? []).enumerated() {
+                check(section, "section", "$.stores[\(i)].sections[\(j)]")
+            }
+        }
+        for (i, gateway) in (root["gateways"] as? [Any] ?? []).enumerated() {
+            check(gateway, "gateway", "$.gateways[\(i)]")
+        }
+        if let tuning = root["tuning"] { check(tuning, "tuning", "$.tuning") }
+        return issues
+    }
+
+    /// Levenshtein distance, for "did you mean" hints on short keys.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                let saved = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = saved
+            }
+        }
+        return row[b.count]
+    }
+}
+
+extension Tuning.CodingKeys {
+    static var allKeys: [String] { allCases.map(\.stringValue) }
+}

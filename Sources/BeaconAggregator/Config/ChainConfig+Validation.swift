@@ -1,0 +1,145 @@
+import BeaconCore
+
+extension ChainConfig {
+    /// Every problem with this config, each with its JSON path; empty when the config is usable.
+    ///
+    /// Checks what would otherwise make a half-working aggregator: ids and numbers out of range,
+    /// duplicates, gateways in unknown stores or sections, sections no gateway can hear, adjacency to
+    /// sections that do not exist, and tuning values that make no sense.
+    public func validate() -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
+
+        if !Self.isUUID(siteUUID) {
+            issue("$.site_uuid", "\"\(siteUUID)\" is not a UUID (XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX, hex digits)")
+        }
+        if stores.isEmpty { issue("$.stores", "no store is configured") }
+
+        var storePaths: [Int: String] = [:]
+        var sectionsByStore: [Int: Set<Int>] = [:]
+        for (i, store) in stores.enumerated() {
+            let path = "$.stores[\(i)]"
+            if !(0...65535).contains(store.major) {
+                issue("\(path).major", "\(store.major) is out of range 0…65535 (a store is an iBeacon major)")
+            }
+            if let first = storePaths[store.major] {
+                issue("\(path).major", "store \(store.major) is already defined at \(first)")
+            } else {
+                storePaths[store.major] = path
+            }
+            if store.sections.isEmpty { issue("\(path).sections", "store \(store.major) has no section") }
+            var minors: [Int: Int] = [:]
+            for (j, section) in store.sections.enumerated() {
+                let spath = "\(path).sections[\(j)]"
+                if !(0...65535).contains(section.minor) {
+                    issue("\(spath).minor", "\(section.minor) is out of range 0…65535 (a section is an iBeacon minor)")
+                }
+                if let first = minors[section.minor] {
+                    issue("\(spath).minor", "section \(section.minor) is already defined at \(path).sections[\(first)]")
+                } else {
+                    minors[section.minor] = j
+                }
+                if let polygon = section.polygon {
+                    if polygon.count < 3 {
+                        issue("\(spath).polygon", "a polygon needs at least 3 points, it has \(polygon.count)")
+                    }
+                    for (k, point) in polygon.enumerated() where point.count != 2 || !point.allSatisfy(\.isFinite) {
+                        issue("\(spath).polygon[\(k)]", "a point is [x, y] in metres, finite")
+                    }
+                }
+            }
+            for (j, section) in store.sections.enumerated() {
+                for (k, other) in (section.adjacent ?? []).enumerated() {
+                    if minors[other] == nil {
+                        issue("\(path).sections[\(j)].adjacent[\(k)]", "section \(other) is not a section of store \(store.major)")
+                    } else if other == section.minor {
+                        issue("\(path).sections[\(j)].adjacent[\(k)]", "a section is not adjacent to itself")
+                    }
+                }
+            }
+            sectionsByStore[store.major, default: []].formUnion(minors.keys)
+        }
+
+        var gatewayPaths: [String: String] = [:]
+        var heard: Set<[Int]> = []
+        for (i, gateway) in gateways.enumerated() {
+            let path = "$.gateways[\(i)]"
+            do {
+                _ = try GatewayID(gateway.id)
+            } catch {
+                issue("\(path).id", "\(error)")
+            }
+            if let first = gatewayPaths[gateway.id] {
+                issue("\(path).id", "gateway \(gateway.id) is already defined at \(first)")
+            } else {
+                gatewayPaths[gateway.id] = path
+            }
+            if let sections = sectionsByStore[gateway.store] {
+                if sections.contains(gateway.section) {
+                    heard.insert([gateway.store, gateway.section])
+                } else {
+                    issue("\(path).section", "gateway \(gateway.id) is in section \(gateway.section), which store \(gateway.store) does not have")
+                }
+            } else {
+                issue("\(path).store", "gateway \(gateway.id) is in store \(gateway.store), which is not configured")
+            }
+            if let position = gateway.position, position.count != 2 || !position.allSatisfy(\.isFinite) {
+                issue("\(path).position", "a position is [x, y] in metres, finite")
+            }
+            if !gateway.calibrationDB.isFinite || abs(gateway.calibrationDB) > 40 {
+                issue("\(path).calibration_db", "\(gateway.calibrationDB) dB is not a plausible calibration (-40…40)")
+            }
+            if let n = gateway.pathLossExponent, !(1.0...6.0).contains(n) {
+                issue("\(path).path_loss_exponent", "\(n) is not a plausible path-loss exponent (1…6)")
+            }
+        }
+        for (i, store) in stores.enumerated() {
+            for (j, section) in store.sections.enumerated() where !heard.contains([store.major, section.minor]) {
+                issue("$.stores[\(i)].sections[\(j)]", "section \(section.minor) of store \(store.major) has no gateway, so nobody could ever be located there")
+            }
+        }
+
+        issues += tuning.validate()
+        return issues
+    }
+
+    /// True for the canonical 8-4-4-4-12 hex form (either case).
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (i, b) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(i) {
+                if b != UInt8(ascii: "-") { return false }
+            } else if !((b >= 48 && b <= 57) || (b >= 65 && b <= 70) || (b >= 97 && b <= 102)) {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+extension Tuning {
+    /// Problems with the tuning values, each with its JSON path under `$.tuning`.
+    func validate() -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        func check(_ ok: Bool, _ key: String, _ message: String) {
+            if !ok { issues.append(ConfigIssue(path: "$.tuning.\(key)", message: message)) }
+        }
+        check(switchMarginDB.isFinite && (0...30).contains(switchMarginDB), "switch_margin_db", "must be 0…30 dB")
+        check(dwellSeconds.isFinite && (0...120).contains(dwellSeconds), "dwell_s", "must be 0…120 s")
+        check(exitTimeoutSeconds.isFinite && (1...3600).contains(exitTimeoutSeconds), "exit_timeout_s", "must be 1…3600 s")
+        check(exitMinSeconds.isFinite && exitMinSeconds >= 0.5 && exitMinSeconds <= exitTimeoutSeconds,
+              "exit_min_s", "must be at least 0.5 s and at most exit_timeout_s")
+        check(exitFalseProbability > 0 && exitFalseProbability < 0.5, "exit_false_probability", "must be in (0, 0.5)")
+        check((1...100).contains(minSightingsToEnter), "min_sightings_to_enter", "must be 1…100")
+        check(enterWindowSeconds.isFinite && (0.1...300).contains(enterWindowSeconds), "enter_window_s", "must be 0.1…300 s")
+        check(processNoise.isFinite && processNoise > 0 && processNoise <= 1000, "process_noise_db2_per_s", "must be in (0, 1000]")
+        check(measurementNoiseDB.isFinite && (0.1...30).contains(measurementNoiseDB), "measurement_noise_db", "must be 0.1…30 dB")
+        check(staleAfterSeconds.isFinite && (0.1...120).contains(staleAfterSeconds), "stale_after_s", "must be 0.1…120 s")
+        check(pathLossExponent.isFinite && (1...6).contains(pathLossExponent), "path_loss_exponent", "must be 1…6")
+        check(defaultMeasuredPower.isFinite && (-127...20).contains(defaultMeasuredPower), "default_measured_power", "must be -127…20 dBm")
+        check(gatewaySilenceSeconds.isFinite && (1...3600).contains(gatewaySilenceSeconds), "gateway_silence_s", "must be 1…3600 s")
+        check(latenessSeconds.isFinite && (0...60).contains(latenessSeconds), "lateness_s", "must be 0…60 s")
+        return issues
+    }
+}

@@ -1,0 +1,99 @@
+/// Decision parameters of the engine (`tuning` in the chain config). Every key is optional; the
+/// defaults are the ones measured in the README's figures.
+public struct Tuning: Codable, Sendable, Equatable {
+    /// Which rule decides the section from the scores.
+    public enum Rule: String, Codable, Sendable, CaseIterable {
+        /// Strongest calibrated, smoothed section wins, but a challenger must lead by
+        /// `switch_margin_db` for `dwell_s` before the device moves (Core Location-like damping).
+        case hysteresis
+        /// A hidden-Markov forward filter over the store's sections: a walking-time transition
+        /// model over the adjacency graph, a path-loss emission model from the gateway positions
+        /// (or the adjacency when there are none) with the device's unknown power offset profiled
+        /// out; the challenger needs 4:1 posterior odds for `dwell_s`.
+        case hmm
+        /// Strongest single gateway wins at once — what most hobby presence systems do. Kept as the
+        /// baseline the evaluator compares against; not for production.
+        case nearest
+    }
+
+    /// How a store exit is decided.
+    public enum ExitRule: String, Codable, Sendable, CaseIterable {
+        /// Exit after `exit_timeout_s` with no gateway of the store hearing the device.
+        case timeout
+        /// Exit once the silence is so long that, at the rate the store's gateways were hearing this
+        /// device, it would happen with probability below `exit_false_probability` if the device were
+        /// still inside (a Poisson model), never sooner than `exit_min_s` nor later than `exit_timeout_s`.
+        case adaptive
+    }
+
+    /// `rule` (default `hysteresis`).
+    public var rule: Rule = .hysteresis
+    /// `switch_margin_db` (default 4): how much a challenger section must lead, in dB.
+    public var switchMarginDB: Double = 4
+    /// `dwell_s` (default 1.5): how long the challenger must lead before the device moves.
+    public var dwellSeconds: Double = 1.5
+    /// `exit_rule` (default `adaptive`).
+    public var exitRule: ExitRule = .adaptive
+    /// `exit_timeout_s` (default 30, Core Location's beacon exit): silence after which a device has
+    /// left the store, whatever the rule.
+    public var exitTimeoutSeconds: Double = 30
+    /// `exit_min_s` (default 6): the adaptive rule never exits sooner than this.
+    public var exitMinSeconds: Double = 6
+    /// `exit_false_probability` (default 1e-6): the adaptive rule's tolerated chance of a false exit
+    /// per silence, under its Poisson model of reception.
+    public var exitFalseProbability: Double = 1e-6
+    /// `min_sightings_to_enter` (default 2): sightings within `enter_window_s` before a store entry.
+    public var minSightingsToEnter: Int = 2
+    /// `enter_window_s` (default 5).
+    public var enterWindowSeconds: Double = 5
+    /// `process_noise_db2_per_s` (default 9): how fast the true RSSI may wander, as a variance rate of
+    /// the Kalman filter's random walk (a walking shopper changes a link by a few dB per second).
+    public var processNoise: Double = 9
+    /// `measurement_noise_db` (default 6): one report's standard deviation around the local mean
+    /// (fast fading and body shadowing).
+    public var measurementNoiseDB: Double = 6
+    /// `stale_after_s` (default 4): a gateway's reading older than this no longer scores.
+    public var staleAfterSeconds: Double = 4
+    /// `path_loss_exponent` (default 2.2): log-distance exponent where a gateway gives none.
+    public var pathLossExponent: Double = 2.2
+    /// `default_measured_power` (default -59): RSSI at 1 m when an advert carries none.
+    public var defaultMeasuredPower: Double = -59
+    /// `gateway_silence_s` (default 15): a gateway that sent no batch for this long counts as offline.
+    public var gatewaySilenceSeconds: Double = 15
+    /// `lateness_s` (default 2): how late a batch may arrive and still be decided in order (watermark).
+    public var latenessSeconds: Double = 2
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case rule, switchMarginDB = "switch_margin_db", dwellSeconds = "dwell_s", exitRule = "exit_rule"
+        case exitTimeoutSeconds = "exit_timeout_s", exitMinSeconds = "exit_min_s"
+        case exitFalseProbability = "exit_false_probability"
+        case minSightingsToEnter = "min_sightings_to_enter", enterWindowSeconds = "enter_window_s"
+        case processNoise = "process_noise_db2_per_s", measurementNoiseDB = "measurement_noise_db"
+        case staleAfterSeconds = "stale_after_s", pathLossExponent = "path_loss_exponent"
+        case defaultMeasuredPower = "default_measured_power", gatewaySilenceSeconds = "gateway_silence_s"
+        case latenessSeconds = "lateness_s"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Tuning()
+        rule = try c.decodeIfPresent(Rule.self, forKey: .rule) ?? d.rule
+        switchMarginDB = try c.decodeIfPresent(Double.self, forKey: .switchMarginDB) ?? d.switchMarginDB
+        dwellSeconds = try c.decodeIfPresent(Double.self, forKey: .dwellSeconds) ?? d.dwellSeconds
+        exitRule = try c.decodeIfPresent(ExitRule.self, forKey: .exitRule) ?? d.exitRule
+        exitTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .exitTimeoutSeconds) ?? d.exitTimeoutSeconds
+        exitMinSeconds = try c.decodeIfPresent(Double.self, forKey: .exitMinSeconds) ?? d.exitMinSeconds
+        exitFalseProbability = try c.decodeIfPresent(Double.self, forKey: .exitFalseProbability) ?? d.exitFalseProbability
+        minSightingsToEnter = try c.decodeIfPresent(Int.self, forKey: .minSightingsToEnter) ?? d.minSightingsToEnter
+        enterWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .enterWindowSeconds) ?? d.enterWindowSeconds
+        processNoise = try c.decodeIfPresent(Double.self, forKey: .processNoise) ?? d.processNoise
+        measurementNoiseDB = try c.decodeIfPresent(Double.self, forKey: .measurementNoiseDB) ?? d.measurementNoiseDB
+        staleAfterSeconds = try c.decodeIfPresent(Double.self, forKey: .staleAfterSeconds) ?? d.staleAfterSeconds
+        pathLossExponent = try c.decodeIfPresent(Double.self, forKey: .pathLossExponent) ?? d.pathLossExponent
+        defaultMeasuredPower = try c.decodeIfPresent(Double.self, forKey: .defaultMeasuredPower) ?? d.defaultMeasuredPower
+        gatewaySilenceSeconds = try c.decodeIfPresent(Double.self, forKey: .gatewaySilenceSeconds) ?? d.gatewaySilenceSeconds
+        latenessSeconds = try c.decodeIfPresent(Double.self, forKey: .latenessSeconds) ?? d.latenessSeconds
+    }
+}

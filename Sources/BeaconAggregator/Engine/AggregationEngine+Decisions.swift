@@ -1,0 +1,218 @@
+import Foundation
+import BeaconCore
+
+extension AggregationEngine {
+    /// The strongest fresh evidence per section of the device's store, as the rules need it.
+    struct Evidence {
+        /// Section with the strongest fresh link, -1 when no link of the store is fresh.
+        var top = -1
+        /// Its filtered RSSI and variance.
+        var topValue = -Double.infinity
+        var topVariance = 0.0
+        /// The link behind ``top`` (for proximity).
+        var topLink = -1
+        /// Strongest fresh filtered RSSI in the current section, and its variance.
+        var currentValue = -Double.infinity
+        var currentVariance = 0.0
+        /// Strongest fresh filtered RSSI outside the current section.
+        var otherValue = -Double.infinity
+        var otherVariance = 0.0
+        /// Section of the strongest *last raw* report (the nearest-gateway baseline).
+        var nearest = -1
+    }
+
+    func evidence(_ ti: Int, at t: Int64) -> Evidence {
+        var e = Evidence()
+        let track = tracks[ti]
+        let stale = Int64(tuning.staleAfterSeconds * 1000)
+        var nearestValue = -Double.infinity
+        for (i, link) in track.links.enumerated() where Int(link.store) == track.store && t - link.filter.time <= stale {
+            let v = link.filter.estimate
+            let variance = link.filter.variance(at: t, processNoise: tuning.processNoise)
+            let section = Int(link.section)
+            if v > e.topValue {
+                e.top = section
+                e.topValue = v
+                e.topVariance = variance
+                e.topLink = i
+            }
+            if section == track.section {
+                if v > e.currentValue {
+                    e.currentValue = v
+                    e.currentVariance = variance
+                }
+            } else if v > e.otherValue {
+                e.otherValue = v
+                e.otherVariance = variance
+            }
+            if link.lastRSSI > nearestValue {
+                nearestValue = link.lastRSSI
+                e.nearest = section
+            }
+        }
+        return e
+    }
+
+    /// Decides the device's section at `t` with the configured rule, and emits the change if any.
+    mutating func decideSection(_ ti: Int, at t: Int64, into out: inout [EngineOutput]) {
+        let e = evidence(ti, at: t)
+        guard e.top >= 0 else { return }
+        let current = tracks[ti].section
+        updateQuality(ti, e)
+        if tuning.rule == .hmm {
+            decideByPosterior(ti, at: t, into: &out)
+            return
+        }
+        if current < 0 {
+            changeSection(ti, to: e.top, at: t, into: &out)
+            return
+        }
+        switch tuning.rule {
+        case .hmm:
+            break
+        case .nearest:
+            if e.nearest >= 0 && e.nearest != current { changeSection(ti, to: e.nearest, at: t, into: &out) }
+        case .hysteresis:
+            guard e.top != current, e.topValue - e.currentValue >= tuning.switchMarginDB else {
+                tracks[ti].challenger = -1
+                return
+            }
+            if tracks[ti].challenger != e.top {
+                tracks[ti].challenger = e.top
+                tracks[ti].challengerSince = t
+            }
+            // Across the store takes as long as walking through the sections between.
+            let hops = max(1, min(chain.hops(from: current, to: e.top), 8))
+            let dwell = Int64(tuning.dwellSeconds * 1000) * Int64(hops)
+            if t - tracks[ti].challengerSince >= dwell {
+                changeSection(ti, to: e.top, at: t, into: &out)
+            }
+        }
+    }
+
+    /// Proximity, accuracy and confidence from the current evidence.
+    mutating func updateQuality(_ ti: Int, _ e: Evidence) {
+        guard e.topLink >= 0 else { return }
+        let link = tracks[ti].links[e.topLink]
+        let n = chain.gateways[Int(link.gateway)].pathLossExponent
+        let d = PathLoss.distance(rssi: link.filter.estimate, measuredPower: link.measuredPower, exponent: n)
+        tracks[ti].proximity = PathLoss.proximity(distance: d)
+        tracks[ti].accuracy = d
+        // P(the current section really is the strongest): the lead over the best other section,
+        // in units of the two estimates' combined standard deviation, through the normal CDF.
+        let own = tracks[ti].section == e.top || tracks[ti].section < 0 ? e.topValue : e.currentValue
+        let ownVariance = tracks[ti].section == e.top || tracks[ti].section < 0 ? e.topVariance : e.currentVariance
+        if e.otherValue == -.infinity {
+            tracks[ti].confidence = own == -.infinity ? 0 : 0.99
+        } else if own == -.infinity {
+            tracks[ti].confidence = 0.01
+        } else {
+            let z = (own - e.otherValue) / max(1, (ownVariance + e.otherVariance).squareRoot())
+            tracks[ti].confidence = min(0.999, max(0.001, 0.5 * erfc(-z / 2.0.squareRoot())))
+        }
+    }
+
+    // MARK: - Transitions
+
+    mutating func enterStore(_ ti: Int, store: Int, at t: Int64, into out: inout [EngineOutput]) {
+        tracks[ti].state = .inside
+        tracks[ti].store = store
+        tracks[ti].section = -1
+        tracks[ti].stateSince = t
+        tracks[ti].storeSince = t
+        tracks[ti].lastSeenInStore = t
+        tracks[ti].candidateStore = -1
+        tracks[ti].challenger = -1
+        tracks[ti].resetRate()
+        tracks[ti].countSighting(at: t)
+        storeCount[store] += 1
+        dirtyStores.insert(store)
+        let e = evidence(ti, at: t)
+        updateQuality(ti, e)
+        if chain.stores[store].notifyOnEntry {
+            emitTransition(ti, .enter, section: nil, other: nil, at: t, dwell: nil, into: &out)
+        }
+        if tuning.rule == .hmm {
+            tracks[ti].posterior = []
+            decideByPosterior(ti, at: t, into: &out)
+            if tracks[ti].section < 0 { emitState(ti, at: t, into: &out) }
+        } else if e.top >= 0 {
+            changeSection(ti, to: e.top, at: t, into: &out)
+        } else {
+            emitState(ti, at: t, into: &out)
+        }
+    }
+
+    /// Moves the device to `section` (or into its first section), with the exit and enter events.
+    mutating func changeSection(_ ti: Int, to section: Int, at t: Int64, into out: inout [EngineOutput]) {
+        let old = tracks[ti].section
+        if old >= 0 {
+            sectionCount[old] -= 1
+            dirtySections.insert(old)
+            if chain.sections[old].notifyOnExit {
+                emitTransition(ti, .exit, section: old, other: section, at: t, dwell: t - tracks[ti].sectionSince, into: &out)
+            }
+        }
+        tracks[ti].section = section
+        tracks[ti].sectionSince = t
+        tracks[ti].challenger = -1
+        sectionCount[section] += 1
+        dirtySections.insert(section)
+        if chain.sections[section].notifyOnEntry {
+            emitTransition(ti, .enter, section: section, other: old >= 0 ? old : nil, at: t, dwell: nil, into: &out)
+        }
+        emitState(ti, at: t, into: &out)
+    }
+
+    mutating func exitStore(_ ti: Int, at t: Int64, into out: inout [EngineOutput]) {
+        let store = tracks[ti].store
+        let section = tracks[ti].section
+        if section >= 0 {
+            sectionCount[section] -= 1
+            dirtySections.insert(section)
+            if chain.sections[section].notifyOnExit {
+                emitTransition(ti, .exit, section: section, other: nil, at: t, dwell: t - tracks[ti].sectionSince, into: &out)
+            }
+        }
+        storeCount[store] -= 1
+        dirtyStores.insert(store)
+        tracks[ti].state = .outside
+        tracks[ti].stateSince = t
+        tracks[ti].proximity = .unknown
+        tracks[ti].accuracy = nil
+        if chain.stores[store].notifyOnExit {
+            emitTransition(ti, .exit, section: nil, other: nil, at: t, dwell: t - tracks[ti].storeSince, into: &out)
+        }
+        // Drop the store's links: they describe a visit that is over.
+        tracks[ti].links.removeAll { Int($0.store) == store }
+        tracks[ti].challenger = -1
+        emitState(ti, at: t, into: &out)
+    }
+
+    mutating func emitTransition(
+        _ ti: Int, _ kind: TransitionKind, section: Int?, other: Int?, at t: Int64, dwell: Int64?,
+        into out: inout [EngineOutput]
+    ) {
+        tracks[ti].sequence += 1
+        statistics.transitions += 1
+        let track = tracks[ti]
+        out.append(.transition(Transition(
+            kind: kind, device: track.id, store: track.store, section: section, otherSection: other, time: t,
+            dwell: dwell, proximity: track.proximity, accuracy: track.accuracy, confidence: track.confidence,
+            sequence: track.sequence)))
+    }
+
+    mutating func emitState(_ ti: Int, at t: Int64, into out: inout [EngineOutput]) {
+        tracks[ti].sequence += 1
+        out.append(.state(snapshot(tracks[ti])))
+    }
+
+    func snapshot(_ track: DeviceTrack) -> DeviceSnapshot {
+        DeviceSnapshot(
+            device: track.id, state: track.state, store: track.store >= 0 ? track.store : nil,
+            section: track.section >= 0 ? track.section : nil, since: track.stateSince,
+            lastSeen: track.lastSeen, proximity: track.state == .inside ? track.proximity : .unknown,
+            accuracy: track.state == .inside ? track.accuracy : nil, confidence: track.confidence,
+            sequence: track.sequence)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+extension AggregationEngine {
+    /// The HMM rule: advance the device's posterior to `t`, then move it when a challenger section
+    /// holds ``HMM/switchOdds`` over the current one for the dwell time.
+    mutating func decideByPosterior(_ ti: Int, at t: Int64, into out: inout [EngineOutput]) {
+        guard let top = forwardStep(ti, at: t) else { return }
+        let model = models[tracks[ti].store]
+        let current = tracks[ti].section
+        let p = tracks[ti].posterior
+        guard current >= 0, let c = model.local[current] else {
+            changeSection(ti, to: model.sections[top], at: t, into: &out)
+            tracks[ti].confidence = p[top]
+            return
+        }
+        tracks[ti].confidence = p[c]
+        let challenger = model.sections[top]
+        guard challenger != current, p[top] >= HMM.switchOdds * p[c] else {
+            tracks[ti].challenger = -1
+            return
+        }
+        if tracks[ti].challenger != challenger {
+            tracks[ti].challenger = challenger
+            tracks[ti].challengerSince = t
+        }
+        if t - tracks[ti].challengerSince >= Int64(tuning.dwellSeconds * 1000) {
+            changeSection(ti, to: challenger, at: t, into: &out)
+            tracks[ti].confidence = p[top]
+        }
+    }
+
+    /// One step of the forward filter: predict with the walking model over the time since the
+    /// last step, weigh by the links' evidence, normalise. Returns the MAP section (local index),
+    /// or nil when the device has no fresh link in its store and no posterior yet.
+    mutating func forwardStep(_ ti: Int, at t: Int64) -> Int? {
+        let store = tracks[ti].store
+        let model = models[store]
+        let count = model.sections.count
+        let fresh = freshLinks(ti, at: t, model: model)
+        var first = false
+        if tracks[ti].posterior.count != count {
+            guard !fresh.isEmpty else { return nil }
+            tracks[ti].posterior = Array(repeating: 1 / Double(count), count: count)
+            tracks[ti].posteriorTime = t
+            first = true
+        }
+        let dt = max(0, Double(t - tracks[ti].posteriorTime) / 1000)
+        guard dt > 0 || first else { return argmax(tracks[ti].posterior) }
+
+        var posterior = tracks[ti].posterior
+        if dt > 0 {
+            let stay = exp(-dt / HMM.stayTime)
+            var predicted = posterior.map { $0 * stay }
+            for s in 0..<count {
+                let moving = posterior[s] * (1 - stay)
+                let neighbours = model.neighbours[s]
+                if neighbours.isEmpty {
+                    predicted[s] += moving
+                } else {
+                    for n in neighbours { predicted[n] += moving / Double(neighbours.count) }
+                }
+            }
+            posterior = predicted
+        }
+        if !fresh.isEmpty {
+            let weight = first ? 1 : min(1, dt / HMM.evidenceTime)
+            var logLikelihood = [Double](repeating: 0, count: count)
+            for s in 0..<count { logLikelihood[s] = Self.logLikelihood(fresh, model: model, section: s) }
+            let best = logLikelihood.max() ?? 0
+            for s in 0..<count { posterior[s] *= exp(weight * (logLikelihood[s] - best)) }
+        }
+        let total = posterior.reduce(0, +)
+        if total > 0 && total.isFinite {
+            // A floor keeps every section reachable: the model is never certain enough to rule one out.
+            posterior = posterior.map { max($0 / total, 1e-9) }
+        } else {
+            posterior = Array(repeating: 1 / Double(count), count: count)
+        }
+        tracks[ti].posterior = posterior
+        tracks[ti].posteriorTime = max(t, tracks[ti].posteriorTime)
+        return argmax(posterior)
+    }
+
+    /// Fresh links of the device's store: (gateway local index, filtered RSSI, its variance, measured power).
+    func freshLinks(_ ti: Int, at t: Int64, model: SectionModel) -> [(g: Int, x: Double, variance: Double, power: Double)] {
+        let stale = Int64(tuning.staleAfterSeconds * 1000)
+        return tracks[ti].links.compactMap { link in
+            guard Int(link.store) == tracks[ti].store, t - link.filter.time <= stale,
+                  let g = model.gatewayLocal[Int(link.gateway)] else { return nil }
+            return (g, link.filter.estimate, link.filter.variance(at: t, processNoise: tuning.processNoise), link.measuredPower)
+        }
+    }
+
+    /// log p(links | section) with the device's common offset `b` (transmit power, body) profiled
+    /// out under a N(0, σ_b²) prior: residuals `r_g = x_g − (power_g + L[g][s])`, weights
+    /// `w_g = 1/(σ_model² + P_g)`, `b̂ = Σw·r / (Σw + 1/σ_b²)`.
+    static func logLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], model: SectionModel, section s: Int) -> Double {
+        var sw = 0.0, swr = 0.0
+        for l in links {
+            let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)
+            let r = l.x - (l.power + model.pathLoss[l.g][s])
+            sw += w
+            swr += w * r
+        }
+        let b = swr / (sw + 1 / (HMM.offsetSigma * HMM.offsetSigma))
+        var ll = -0.5 * b * b / (HMM.offsetSigma * HMM.offsetSigma)
+        for l in links {
+            let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)
+            let r = l.x - (l.power + model.pathLoss[l.g][s]) - b
+            ll -= 0.5 * w * r * r
+        }
+        return ll
+    }
+
+    func argmax(_ p: [Double]) -> Int {
+        var best = 0
+        for i in p.indices where p[i] > p[best] { best = i }
+        return best
+    }
+}

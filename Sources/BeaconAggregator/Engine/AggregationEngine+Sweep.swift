@@ -1,0 +1,172 @@
+import Foundation
+public import BeaconCore
+
+extension AggregationEngine {
+    /// Time-driven decisions at the watermark `w`: exits for silence, `unknown` when the gateways
+    /// that could hear a device are offline, dwell completion, occupancy, forgetting.
+    mutating func sweep(at w: Int64, into out: inout [EngineOutput]) {
+        let silence = Int64(tuning.gatewaySilenceSeconds * 1000)
+        let timeout = Int64(tuning.exitTimeoutSeconds * 1000)
+        for ti in tracks.indices {
+            switch tracks[ti].state {
+            case .outside:
+                if tracks[ti].lastSeen != .min, w - tracks[ti].lastSeen > Self.forgetAfter {
+                    forget(ti)
+                }
+            case .inside, .unknown:
+                let quiet = w - tracks[ti].lastSeenInStore
+                if !recentGatewaysAlive(ti, at: w, silence: silence) {
+                    // The only gateways that could hear it are down: nobody can tell where it is.
+                    if quiet > timeout && storeHasLiveGateway(tracks[ti].store, at: w, silence: silence) {
+                        // ...but the rest of the store has listened for the whole exit timeout and
+                        // heard nothing: it has left.
+                        exitStore(ti, at: w, into: &out)
+                    } else if tracks[ti].state == .inside {
+                        tracks[ti].state = .unknown
+                        tracks[ti].stateSince = w
+                        emitState(ti, at: w, into: &out)
+                    }
+                } else if quiet > exitThreshold(tracks[ti]) {
+                    exitStore(ti, at: w, into: &out)
+                } else if tracks[ti].challenger >= 0 {
+                    decideSection(ti, at: w, into: &out)
+                }
+            }
+        }
+        if lastOccupancyFlush == .min || w - lastOccupancyFlush >= Self.occupancyInterval {
+            flushOccupancy(at: w, into: &out)
+            lastOccupancyFlush = w
+        }
+    }
+
+    /// How long a silence means the device has left, ms.
+    ///
+    /// `timeout`: the fixed exit timeout. `adaptive`: if the store's gateways were hearing the device
+    /// at λ sightings/s, a silence of T seconds while it is still inside has probability e^(−λT)
+    /// (Poisson reception); exit when that falls below `exit_false_probability`, i.e.
+    /// T = ln(1/p)/λ, clamped to [`exit_min_s`, `exit_timeout_s`]. Without enough history to know λ
+    /// the fixed timeout applies.
+    func exitThreshold(_ track: DeviceTrack) -> Int64 {
+        let timeout = tuning.exitTimeoutSeconds
+        guard tuning.exitRule == .adaptive, let rate = track.receptionRate(), rate > 0 else {
+            return Int64(timeout * 1000)
+        }
+        let seconds = log(1 / tuning.exitFalseProbability) / rate
+        return Int64(min(timeout, max(tuning.exitMinSeconds, seconds)) * 1000)
+    }
+
+    /// True when at least one gateway that heard the device near the end is still alive (so its
+    /// silence is real), or when it has no such links at all.
+    func recentGatewaysAlive(_ ti: Int, at w: Int64, silence: Int64) -> Bool {
+        let track = tracks[ti]
+        let window = Int64(tuning.staleAfterSeconds * 1000)
+        var any = false
+        for link in track.links where Int(link.store) == track.store && link.filter.time >= track.lastSeenInStore - window {
+            any = true
+            if gateways[Int(link.gateway)].isOnline(at: w, silence: silence) { return true }
+        }
+        return !any
+    }
+
+    func storeHasLiveGateway(_ store: Int, at w: Int64, silence: Int64) -> Bool {
+        chain.stores[store].gateways.contains { gateways[$0].isOnline(at: w, silence: silence) }
+    }
+
+    mutating func flushOccupancy(at w: Int64, into out: inout [EngineOutput]) {
+        for store in dirtyStores.sorted() {
+            out.append(.occupancy(OccupancyCount(store: store, section: nil, count: storeCount[store], time: w)))
+        }
+        for section in dirtySections.sorted() {
+            out.append(.occupancy(OccupancyCount(
+                store: chain.sections[section].store, section: section, count: sectionCount[section], time: w)))
+        }
+        dirtyStores.removeAll(keepingCapacity: true)
+        dirtySections.removeAll(keepingCapacity: true)
+    }
+
+    mutating func forget(_ ti: Int) {
+        trackIndex[tracks[ti].id] = nil
+        tracks[ti].links = []
+        tracks[ti].lastSeen = .min
+        freeTracks.append(ti)
+    }
+
+    // MARK: - Restart
+
+    /// Restores devices from their last published states (retained topics or a snapshot file)
+    /// before any sighting is processed, so that a restart invents no enter event and forgets no
+    /// one inside. States naming stores or sections not in the chain are skipped and returned.
+    @discardableResult
+    public mutating func restore(_ snapshots: [RestoredState]) -> [RestoredState] {
+        var skipped: [RestoredState] = []
+        for s in snapshots where s.state != .outside {
+            guard let store = chain.storeIndex[s.store],
+                  let section = s.section.flatMap({ chain.sectionIndex(store: s.store, section: $0) })
+                    ?? Optional(-1)
+            else {
+                skipped.append(s)
+                continue
+            }
+            let ti = trackIndex[s.device] ?? newTrack(s.device)
+            tracks[ti].state = s.state
+            tracks[ti].store = store
+            tracks[ti].section = section
+            tracks[ti].stateSince = s.since
+            tracks[ti].storeSince = s.storeSince ?? s.since
+            tracks[ti].sectionSince = s.sectionSince ?? s.since
+            tracks[ti].lastSeen = s.lastSeen
+            tracks[ti].lastSeenInStore = s.lastSeen
+            tracks[ti].sequence = s.sequence
+            storeCount[store] += 1
+            dirtyStores.insert(store)
+            if section >= 0 {
+                sectionCount[section] += 1
+                dirtySections.insert(section)
+            }
+        }
+        return skipped
+    }
+
+    /// Every device that is not outside, as the state to restore after a restart.
+    public func currentStates() -> [DeviceSnapshot] {
+        tracks.indices.compactMap { ti in
+            trackIndex[tracks[ti].id] == ti && tracks[ti].state != .outside ? snapshot(tracks[ti]) : nil
+        }
+    }
+}
+
+/// A device state read back at start-up, in the chain's own numbers (major/minor), since indices
+/// mean nothing across configs.
+public struct RestoredState: Sendable, Equatable {
+    public var device: DeviceID
+    public var state: PresenceState
+    public var store: StoreNumber
+    public var section: SectionNumber?
+    public var since: Int64
+    public var storeSince: Int64?
+    public var sectionSince: Int64?
+    public var lastSeen: Int64
+    public var sequence: UInt64
+
+    public init(device: DeviceID, state: PresenceState, store: StoreNumber, section: SectionNumber?, since: Int64,
+                storeSince: Int64? = nil, sectionSince: Int64? = nil, lastSeen: Int64, sequence: UInt64) {
+        self.device = device
+        self.state = state
+        self.store = store
+        self.section = section
+        self.since = since
+        self.storeSince = storeSince
+        self.sectionSince = sectionSince
+        self.lastSeen = lastSeen
+        self.sequence = sequence
+    }
+}
+
+extension AggregationEngine {
+    /// Where the engine has a device now: state, store and section indices (nil when untracked).
+    public func current(_ device: DeviceID) -> (state: PresenceState, store: Int?, section: Int?)? {
+        guard let ti = trackIndex[device] else { return nil }
+        let t = tracks[ti]
+        return (t.state, t.store >= 0 ? t.store : nil, t.section >= 0 ? t.section : nil)
+    }
+}

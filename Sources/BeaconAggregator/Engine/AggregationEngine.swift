@@ -1,0 +1,237 @@
+public import BeaconCore
+
+/// The aggregator's brain: turns sightings from all gateways into store and section transitions,
+/// device states and occupancy, in event time.
+///
+/// Pure: no I/O, no clock of its own. Time comes from the sightings (`t`), the batches (`sent`)
+/// and ``advance(to:into:)``, so the same input in the same order always gives the same output —
+/// a recorded trace replays to the same decisions. Not thread-safe: one engine per task.
+///
+/// Ordering: each gateway's reports arrive in order and feed that (device, gateway) link's own
+/// filter, so interleaving *across* gateways does not disturb any filter. Time-driven decisions
+/// (exits, gateway silence) wait for the **watermark** — the latest event time seen minus
+/// `lateness_s` — so a batch that arrives up to that much late still counts before anyone is
+/// exited for silence.
+public struct AggregationEngine: Sendable {
+    /// The chain, indexed.
+    public let chain: Chain
+    var tuning: Tuning { chain.tuning }
+
+    var tracks: [DeviceTrack] = []
+    var trackIndex: [DeviceID: Int] = [:]
+    var freeTracks: [Int] = []
+    var gateways: [GatewayTrack]
+    /// Per store: expected radio picture of its sections (HMM rule).
+    let models: [SectionModel]
+    var storeCount: [Int]
+    var sectionCount: [Int]
+    var dirtyStores: Set<Int> = []
+    var dirtySections: Set<Int> = []
+
+    /// Latest event time seen (sightings and batch `sent`), ms.
+    public private(set) var latestEventTime: Int64 = .min
+    /// The watermark: time-driven decisions have been made up to here, ms.
+    public private(set) var watermark: Int64 = .min
+    var lastSweep: Int64 = .min
+    var lastOccupancyFlush: Int64 = .min
+
+    /// Counters for the status topic.
+    public internal(set) var statistics = EngineStatistics()
+
+    /// How often (event time) time-driven decisions are swept, ms.
+    static let sweepInterval: Int64 = 500
+    /// Occupancy is published at most this often per topic, ms.
+    static let occupancyInterval: Int64 = 1000
+    /// A device outside for this long with no sighting is forgotten, ms.
+    static let forgetAfter: Int64 = 10 * 60 * 1000
+
+    public init(chain: Chain) {
+        self.chain = chain
+        gateways = Array(repeating: GatewayTrack(), count: chain.gateways.count)
+        models = chain.tuning.rule == .hmm ? chain.stores.indices.map { SectionModel(chain: chain, store: $0) } : []
+        storeCount = Array(repeating: 0, count: chain.stores.count)
+        sectionCount = Array(repeating: 0, count: chain.sections.count)
+    }
+
+    /// What became of a batch.
+    public enum BatchOutcome: Sendable, Equatable {
+        /// Processed.
+        case accepted
+        /// The same gateway and `seq` were seen before; ignored.
+        case duplicate
+        /// The gateway is not in the chain.
+        case unknownGateway
+    }
+
+    /// Processes one gateway's batch of sightings; appends what to publish to `out`.
+    @discardableResult
+    public mutating func ingest(
+        gateway id: GatewayID, seq: UInt64, sent: Int64, observations: some Sequence<Observation>,
+        into out: inout [EngineOutput]
+    ) -> BatchOutcome {
+        guard let g = chain.gatewayIndex[id] else {
+            statistics.unknownGatewayBatches += 1
+            return .unknownGateway
+        }
+        guard gateways[g].book(seq: seq, sent: sent) == .accept else {
+            statistics.duplicateBatches += 1
+            return .duplicate
+        }
+        statistics.batches += 1
+        gateways[g].reportedOffline = false
+        gateways[g].lastBatch = max(gateways[g].lastBatch, sent)
+        for observation in observations {
+            observe(observation, gateway: g, into: &out)
+        }
+        noteEventTime(sent, into: &out)
+        return .accepted
+    }
+
+    /// An explicit gateway status (`online`, or the Last Will's `offline`) at event time `time`.
+    public mutating func gatewayStatus(_ id: GatewayID, online: Bool, at time: Int64, into out: inout [EngineOutput]) {
+        guard let g = chain.gatewayIndex[id] else { return }
+        gateways[g].reportedOffline = !online
+        if online { gateways[g].lastBatch = max(gateways[g].lastBatch, time) }
+        noteEventTime(time, into: &out)
+    }
+
+    /// Moves event time forward with no traffic (the service's clock when the chain is idle, or the
+    /// end of a replay), so that exits still happen.
+    public mutating func advance(to time: Int64, into out: inout [EngineOutput]) {
+        noteEventTime(time, into: &out)
+    }
+
+    /// Loss, duplicates and restarts per gateway, for the status topic.
+    public func gatewayCounters() -> [(id: GatewayID, received: UInt64, lost: UInt64, duplicates: UInt64, online: Bool)] {
+        chain.gateways.indices.map { g in
+            (chain.gateways[g].id, gateways[g].received, gateways[g].lost, gateways[g].duplicates,
+             gateways[g].isOnline(at: watermark, silence: Int64(tuning.gatewaySilenceSeconds * 1000)))
+        }
+    }
+
+    /// Devices currently tracked (inside, unknown, or recently outside).
+    public var trackedDevices: Int { trackIndex.count }
+
+    // MARK: - Time
+
+    mutating func noteEventTime(_ time: Int64, into out: inout [EngineOutput]) {
+        guard time > latestEventTime else { return }
+        latestEventTime = time
+        let w = time - Int64(tuning.latenessSeconds * 1000)
+        if w > watermark { watermark = w }
+        if lastSweep == .min { lastSweep = watermark }
+        if watermark - lastSweep >= Self.sweepInterval {
+            sweep(at: watermark, into: &out)
+            lastSweep = watermark
+        }
+    }
+
+    // MARK: - Sightings
+
+    mutating func observe(_ o: Observation, gateway g: Int, into out: inout [EngineOutput]) {
+        statistics.sightings += 1
+        if o.time < watermark { statistics.lateSightings += 1 }
+        let t = o.time
+        let gw = chain.gateways[g]
+        let ti: Int
+        if let existing = trackIndex[o.device] {
+            ti = existing
+        } else {
+            ti = newTrack(o.device)
+        }
+        let rssi = Double(o.rssi) + gw.calibrationDB
+        let power = o.measuredPower.map(Double.init) ?? tuning.defaultMeasuredPower
+        let r = tuning.measurementNoiseDB * tuning.measurementNoiseDB
+        tracks[ti].lastSeen = max(tracks[ti].lastSeen, t)
+        if let li = tracks[ti].linkIndex(Int32(g)) {
+            tracks[ti].links[li].filter.update(rssi: rssi, time: t, processNoise: tuning.processNoise, measurementVariance: r)
+            tracks[ti].links[li].lastRSSI = rssi
+            tracks[ti].links[li].measuredPower = power
+        } else {
+            let link = Link(
+                gateway: Int32(g), section: Int32(gw.section), store: Int32(gw.store),
+                filter: RSSIFilter(rssi: rssi, time: t, measurementVariance: r), lastRSSI: rssi, measuredPower: power)
+            if tracks[ti].links.count < DeviceTrack.maxLinks {
+                tracks[ti].links.append(link)
+            } else {
+                // Replace the stalest link: the device has moved on from it.
+                var stalest = 0
+                for i in tracks[ti].links.indices where tracks[ti].links[i].filter.time < tracks[ti].links[stalest].filter.time {
+                    stalest = i
+                }
+                tracks[ti].links[stalest] = link
+            }
+        }
+
+        let store = gw.store
+        switch tracks[ti].state {
+        case .outside:
+            if gatherEntryEvidence(ti, store: store, at: t) {
+                enterStore(ti, store: store, at: t, into: &out)
+            }
+        case .inside, .unknown:
+            if store == tracks[ti].store {
+                tracks[ti].lastSeenInStore = max(tracks[ti].lastSeenInStore, t)
+                tracks[ti].countSighting(at: t)
+                if tracks[ti].state == .unknown {
+                    // A gateway hears it again: it never left. No enter event, only the state.
+                    tracks[ti].state = .inside
+                    tracks[ti].stateSince = t
+                    decideSection(ti, at: t, into: &out)
+                    emitState(ti, at: t, into: &out)
+                } else {
+                    decideSection(ti, at: t, into: &out)
+                }
+            } else if gatherEntryEvidence(ti, store: store, at: t) {
+                // Heard convincingly in another store while the current one has gone quiet: it moved.
+                let quiet = t - tracks[ti].lastSeenInStore >= Int64(tuning.staleAfterSeconds * 1000)
+                if quiet {
+                    exitStore(ti, at: t, into: &out)
+                    enterStore(ti, store: store, at: t, into: &out)
+                }
+            }
+        }
+    }
+
+    /// Counts a sighting towards entering `store`; true once there is enough evidence.
+    mutating func gatherEntryEvidence(_ ti: Int, store: Int, at t: Int64) -> Bool {
+        let window = Int64(tuning.enterWindowSeconds * 1000)
+        if tracks[ti].candidateStore != store || t - tracks[ti].candidateStart > window {
+            tracks[ti].candidateStore = store
+            tracks[ti].candidateStart = t
+            tracks[ti].candidateCount = 0
+        }
+        tracks[ti].candidateCount += 1
+        return tracks[ti].candidateCount >= tuning.minSightingsToEnter
+    }
+
+    mutating func newTrack(_ id: DeviceID) -> Int {
+        let track = DeviceTrack(id: id)
+        let index: Int
+        if let reused = freeTracks.popLast() {
+            tracks[reused] = track
+            index = reused
+        } else {
+            tracks.append(track)
+            index = tracks.count - 1
+        }
+        trackIndex[id] = index
+        return index
+    }
+}
+
+/// Engine counters, for the aggregator's status topic.
+public struct EngineStatistics: Sendable, Equatable {
+    /// Batches processed.
+    public var batches: UInt64 = 0
+    /// Batches ignored as duplicates (same gateway and `seq`).
+    public var duplicateBatches: UInt64 = 0
+    /// Batches from gateways not in the chain.
+    public var unknownGatewayBatches: UInt64 = 0
+    /// Sightings processed.
+    public var sightings: UInt64 = 0
+    /// Sightings older than the watermark on arrival (still used for filtering).
+    public var lateSightings: UInt64 = 0
+    /// Transitions decided.
+    public var transitions: UInt64 = 0
+}

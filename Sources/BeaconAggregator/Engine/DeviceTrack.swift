@@ -1,0 +1,116 @@
+import BeaconCore
+
+/// One (device, gateway) link: the filtered RSSI and what the last advert said of its power.
+struct Link: Sendable {
+    /// Index of the gateway in ``Chain/gateways``.
+    var gateway: Int32
+    /// Index of the gateway's section, cached for the hot path.
+    var section: Int32
+    /// Index of the gateway's store, cached for the hot path.
+    var store: Int32
+    /// Calibrated RSSI, filtered.
+    var filter: RSSIFilter
+    /// Calibrated RSSI of the last report (the nearest-gateway baseline uses it raw).
+    var lastRSSI: Double
+    /// Measured power at 1 m of the last advert (or the default).
+    var measuredPower: Double
+}
+
+/// What the engine keeps per device. Indices, not references; times in event-time ms.
+struct DeviceTrack: Sendable {
+    /// The device.
+    let id: DeviceID
+    /// Links heard recently, at most ``DeviceTrack/maxLinks`` (the stalest is replaced).
+    var links: [Link] = []
+    /// Inside, outside or unknown.
+    var state: PresenceState = .outside
+    /// Current store index (the last one when outside), -1 for none yet.
+    var store = -1
+    /// Current section index, -1 for none.
+    var section = -1
+    /// When the current state began.
+    var stateSince: Int64 = 0
+    /// When the device entered the current store.
+    var storeSince: Int64 = 0
+    /// When the device entered the current section.
+    var sectionSince: Int64 = 0
+    /// Last time any gateway heard it.
+    var lastSeen: Int64 = .min
+    /// Last time a gateway of ``store`` heard it.
+    var lastSeenInStore: Int64 = .min
+    /// Store that is collecting entry evidence, -1 for none.
+    var candidateStore = -1
+    /// Sightings of ``candidateStore`` since ``candidateStart``.
+    var candidateCount = 0
+    /// Start of the entry evidence window.
+    var candidateStart: Int64 = 0
+    /// Section that leads the current one, -1 for none.
+    var challenger = -1
+    /// Since when the challenger has led by the margin.
+    var challengerSince: Int64 = 0
+    /// Exponentially decayed count of sightings in the current store (time constant ``rateTau``).
+    var rateCount = 0.0
+    /// Time of the last ``rateCount`` update.
+    var rateTime: Int64 = .min
+    /// Time the device has been observed in the store, for the rate estimate's warm-up.
+    var rateSince: Int64 = .min
+    /// HMM rule: posterior over the current store's sections (local order), and its time.
+    var posterior: [Double] = []
+    var posteriorTime: Int64 = .min
+    /// Per-device sequence over transitions and state changes.
+    var sequence: UInt64 = 0
+    /// Last published proximity, accuracy and confidence.
+    var proximity: Proximity = .unknown
+    var accuracy: Double?
+    var confidence = 0.0
+
+    /// Links kept per device: a device is rarely heard well by more gateways than this.
+    static let maxLinks = 8
+    /// Time constant of the reception-rate estimate, seconds.
+    static let rateTau = 20.0
+
+    init(id: DeviceID) { self.id = id }
+
+    /// Index of the link to `gateway`, if any.
+    @inline(__always)
+    func linkIndex(_ gateway: Int32) -> Int? {
+        for i in links.indices where links[i].gateway == gateway { return i }
+        return nil
+    }
+
+    /// Reception rate in the current store, sightings per second, as of the last sighting — not
+    /// decayed by the silence that is being judged. Nil until there is enough history (5 sightings
+    /// over 5 s) to say: a decayed count `c` with time constant τ over a history of `D` seconds has
+    /// expectation `λ·τ·(1 − e^(−D/τ))`.
+    func receptionRate() -> Double? {
+        guard rateTime != .min else { return nil }
+        let history = Double(rateTime - rateSince) / 1000
+        guard history >= 5, rateCount >= 5 else { return nil }
+        return rateCount / (Self.rateTau * (1 - expDecay(history / Self.rateTau)))
+    }
+
+    /// Books one sighting in the rate estimate.
+    mutating func countSighting(at t: Int64) {
+        if rateTime == .min {
+            rateTime = t
+            rateSince = t
+            rateCount = 1
+            return
+        }
+        let dt = Double(max(0, t - rateTime)) / 1000
+        rateCount = rateCount * expDecay(dt / Self.rateTau) + 1
+        if t > rateTime { rateTime = t }
+    }
+
+    /// Forgets the rate (on entering another store).
+    mutating func resetRate() {
+        rateCount = 0
+        rateTime = .min
+        rateSince = .min
+    }
+}
+
+import Foundation
+
+@inline(__always)
+func expDecay(_ x: Double) -> Double { exp(-x) }

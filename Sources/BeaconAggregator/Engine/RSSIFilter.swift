@@ -1,0 +1,55 @@
+import Foundation
+import BeaconCore
+
+/// A one-dimensional Kalman filter over one (device, gateway) link's RSSI, aware of time.
+///
+/// The state is the local mean RSSI (dBm), modelled as a random walk: between two reports `dt`
+/// seconds apart its variance grows by `q·dt` (a shopper walking changes a link by a few dB per
+/// second). Each report is that mean plus noise of variance `r` (fast fading, body shadowing).
+/// After a long silence the variance is large, so the next report counts almost fully — the
+/// "time-aware weight" an exponentially weighted mean with a fixed weight lacks.
+struct RSSIFilter: Sendable, Equatable {
+    /// Filtered RSSI, dBm (calibration already applied).
+    private(set) var estimate: Double
+    /// Variance of ``estimate``, dB².
+    private(set) var variance: Double
+    /// Event time of the last report, ms.
+    private(set) var time: Int64
+
+    /// Starts from one report: the estimate is the report, with the report's own variance.
+    init(rssi: Double, time: Int64, measurementVariance r: Double) {
+        estimate = rssi
+        variance = r
+        self.time = time
+    }
+
+    /// Folds in one report. A report older than the last one (a late batch) is applied as if it
+    /// were simultaneous: the filter never runs backwards.
+    mutating func update(rssi z: Double, time t: Int64, processNoise q: Double, measurementVariance r: Double) {
+        let dt = t > time ? Double(t - time) / 1000 : 0
+        let predicted = variance + q * dt
+        let gain = predicted / (predicted + r)
+        estimate += gain * (z - estimate)
+        variance = (1 - gain) * predicted
+        if t > time { time = t }
+    }
+
+    /// The variance the estimate would have at `t` with no new report.
+    func variance(at t: Int64, processNoise q: Double) -> Double {
+        t > time ? variance + q * Double(t - time) / 1000 : variance
+    }
+}
+
+/// Log-distance path loss: the distance a calibrated RSSI implies, and Core Location's proximity.
+enum PathLoss {
+    /// Distance in metres for `rssi` given the advert's measured power at 1 m and the exponent `n`:
+    /// `rssi = measuredPower − 10·n·log10(d)`.
+    static func distance(rssi: Double, measuredPower: Double, exponent n: Double) -> Double {
+        pow(10, (measuredPower - rssi) / (10 * n))
+    }
+
+    /// `immediate` under 0.5 m, `near` under 3 m, else `far` — CLProximity's bands.
+    static func proximity(distance d: Double) -> Proximity {
+        d < 0.5 ? .immediate : (d < 3 ? .near : .far)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The expected radio picture of each section of one store, for the HMM rule.
+///
+/// For gateway `g` and section `s`, the path-loss term `L[g][s] = −10·n_g·log10(d)` where `d` is
+/// the distance from the gateway to the section's centre (3-D, gateways assumed
+/// ``SectionModel/mountHeight`` above a phone). The centre is the polygon's centroid, else the mean
+/// of the section's gateway positions. Without geometry the distance comes from the adjacency graph:
+/// ``SectionModel/ownDistance`` inside the section, plus ``SectionModel/hopDistance`` per section
+/// between. The expected RSSI is then the advert's measured power plus `L`.
+struct SectionModel: Sendable {
+    /// Sections of the store, as global indices (position = local index).
+    let sections: [Int]
+    /// Global section index → local index, for this store's sections.
+    let local: [Int: Int]
+    /// `pathLoss[g local][s local]`, dB (negative).
+    let pathLoss: [[Double]]
+    /// Gateway global index → local index.
+    let gatewayLocal: [Int: Int]
+    /// Local neighbours of each local section (all others when the store has no adjacency).
+    let neighbours: [[Int]]
+
+    static let mountHeight = 1.5
+    static let ownDistance = 2.5
+    static let hopDistance = 7.0
+
+    init(chain: Chain, store: Int) {
+        let sections = Array(chain.stores[store].sections)
+        self.sections = sections
+        var local: [Int: Int] = [:]
+        for (i, s) in sections.enumerated() { local[s] = i }
+        self.local = local
+        let gateways = chain.stores[store].gateways
+        var gatewayLocal: [Int: Int] = [:]
+        for (i, g) in gateways.enumerated() { gatewayLocal[g] = i }
+        self.gatewayLocal = gatewayLocal
+
+        let centres: [Chain.Point?] = sections.map { s in
+            if let polygon = chain.sections[s].polygon, polygon.count >= 3 { return Self.centroid(polygon) }
+            let positions = chain.sections[s].gateways.compactMap { chain.gateways[$0].position }
+            guard !positions.isEmpty else { return nil }
+            return Chain.Point(x: positions.map(\.x).reduce(0, +) / Double(positions.count),
+                               y: positions.map(\.y).reduce(0, +) / Double(positions.count))
+        }
+        pathLoss = gateways.map { g in
+            let gateway = chain.gateways[g]
+            return sections.enumerated().map { (j, s) in
+                let d: Double
+                if let p = gateway.position, let c = centres[j] {
+                    let dx = p.x - c.x, dy = p.y - c.y
+                    d = (dx * dx + dy * dy + Self.mountHeight * Self.mountHeight).squareRoot()
+                } else {
+                    let hops = chain.hops(from: gateway.section, to: s)
+                    d = Self.ownDistance + Self.hopDistance * Double(min(hops, 6))
+                }
+                return -10 * gateway.pathLossExponent * log10(max(d, 0.5))
+            }
+        }
+        neighbours = sections.map { s in
+            if let adjacent = chain.sections[s].adjacent {
+                return adjacent.compactMap { local[$0] }.sorted()
+            }
+            return sections.indices.filter { sections[$0] != s }
+        }
+    }
+
+    /// Area centroid of a simple polygon (vertex mean when degenerate).
+    static func centroid(_ p: [Chain.Point]) -> Chain.Point {
+        var a = 0.0, cx = 0.0, cy = 0.0
+        for i in p.indices {
+            let j = (i + 1) % p.count
+            let cross = p[i].x * p[j].y - p[j].x * p[i].y
+            a += cross
+            cx += (p[i].x + p[j].x) * cross
+            cy += (p[i].y + p[j].y) * cross
+        }
+        if abs(a) < 1e-9 {
+            return Chain.Point(x: p.map(\.x).reduce(0, +) / Double(p.count), y: p.map(\.y).reduce(0, +) / Double(p.count))
+        }
+        return Chain.Point(x: cx / (3 * a), y: cy / (3 * a))
+    }
+}
+
+/// The HMM rule's parameters (fixed, with their reasons).
+enum HMM {
+    /// Mean time a shopper stays in a section before walking to a neighbour, seconds: the
+    /// transition model's time constant (a few tens of seconds in a shop).
+    static let stayTime = 30.0
+    /// Model error of the expected RSSI (walls, shelves, antenna patterns), dB.
+    static let modelSigma = 6.0
+    /// Prior spread of a device's common offset (its transmit power and the body around it), dB.
+    static let offsetSigma = 6.0
+    /// Evidence from filtered links is correlated in time: it counts in full once per this many
+    /// seconds (a tempered likelihood), however often it is evaluated.
+    static let evidenceTime = 1.0
+    /// The posterior odds a challenger needs over the current section before its dwell starts.
+    static let switchOdds = 4.0
+}

@@ -1,0 +1,196 @@
+public import BeaconCore
+
+/// A transition as the aggregator published it, in the chain's own numbers.
+public struct ReportedTransition: Sendable, Equatable {
+    /// Enter or exit.
+    public enum Kind: String, Sendable { case enter, exit }
+    public var time: Int64
+    public var device: DeviceID
+    public var kind: Kind
+    public var store: StoreNumber
+    /// Nil for a store transition.
+    public var section: SectionNumber?
+
+    public init(time: Int64, device: DeviceID, kind: Kind, store: StoreNumber, section: SectionNumber?) {
+        self.time = time
+        self.device = device
+        self.kind = kind
+        self.store = store
+        self.section = section
+    }
+}
+
+/// The scores of one aggregator run against the ground truth (`beacon-sim evaluate`).
+public struct EvaluationReport: Sendable, Equatable {
+    /// Share of in-store time during which the reported store and section equal the true ones.
+    public var sectionAccuracy = 0.0
+    /// Share of in-store time during which the reported store equals the true one.
+    public var storeAccuracy = 0.0
+    /// True section changes (stays of at least ``Evaluator/minimumStay``) and their latencies, ms.
+    public var sectionChangeLatencies: [Int64] = []
+    public var missedSectionChanges = 0
+    /// Store entries and exits: latencies (ms), missed and false ones.
+    public var enterLatencies: [Int64] = []
+    public var exitLatencies: [Int64] = []
+    public var missedEnters = 0
+    public var missedExits = 0
+    public var falseEnters = 0
+    public var falseExits = 0
+    /// Reported section changes with no true change behind them, and the device-hours in store.
+    public var flaps = 0
+    public var deviceHours = 0.0
+
+    /// Flaps per device-hour in store.
+    public var flapsPerDeviceHour: Double { deviceHours > 0 ? Double(flaps) / deviceHours : 0 }
+
+    /// The p-th percentile (0…100) of `values` in seconds, nil when empty (nearest rank).
+    public static func percentile(_ values: [Int64], _ p: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let rank = max(0, min(sorted.count - 1, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))
+        return Double(sorted[rank]) / 1000
+    }
+}
+
+/// Scores reported transitions against the truth.
+///
+/// Matching windows: a true store entry is matched by the first unmatched reported entry of the
+/// same store 10 s before to 60 s after it; an exit likewise up to 120 s after; a section change by
+/// the first report of entering that section from 5 s before until the device's next true change
+/// (at most 30 s). Unmatched truths are missed. A reported store entry (exit) is false when no true
+/// entry (exit) of that store happened 60 s (120 s) before to 10 s after it; a reported section
+/// change no true move into that section explains is a flap. Truths too close to the end of the
+/// run to be matched are not counted.
+public enum Evaluator {
+    /// Section stays shorter than this are passing through, not a change to detect, ms.
+    public static let minimumStay: Int64 = 5000
+
+    public static func evaluate(truth: [TruthChange], reported: [ReportedTransition], end: Int64) -> EvaluationReport {
+        var report = EvaluationReport()
+        let truthByDevice = Dictionary(grouping: truth.sorted { $0.time < $1.time }, by: \.device)
+        let reportedByDevice = Dictionary(grouping: reported.sorted { $0.time < $1.time }, by: \.device)
+        var inStore: Int64 = 0, sectionRight: Int64 = 0, storeRight: Int64 = 0
+
+        for device in Set(truthByDevice.keys).union(reportedByDevice.keys).sorted() {
+            let truths = truthByDevice[device] ?? []
+            let reports = reportedByDevice[device] ?? []
+
+            // Reported timeline: (time, store, section) after each report.
+            var timeline: [(Int64, StoreNumber?, SectionNumber?)] = []
+            var store: StoreNumber?, section: SectionNumber?
+            for r in reports {
+                switch (r.kind, r.section) {
+                case (.enter, nil): store = r.store; section = nil
+                case (.enter, let s?): store = r.store; section = s
+                case (.exit, nil): store = nil; section = nil
+                case (.exit, _?): section = nil
+                }
+                timeline.append((r.time, store, section))
+            }
+            func reportedAt(_ t: Int64) -> (StoreNumber?, SectionNumber?) {
+                var lo = 0, hi = timeline.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if timeline[mid].0 <= t { lo = mid + 1 } else { hi = mid }
+                }
+                return lo == 0 ? (nil, nil) : (timeline[lo - 1].1, timeline[lo - 1].2)
+            }
+
+            // Time-weighted accuracy, integrated piecewise over truth and report change points.
+            let cuts = (truths.map(\.time) + timeline.map(\.0) + [end]).filter { $0 <= end }.sorted()
+            var trueState: (StoreNumber?, SectionNumber?) = (nil, nil)
+            var ti = 0
+            for (a, b) in zip(cuts, cuts.dropFirst()) where b > a {
+                while ti < truths.count && truths[ti].time <= a {
+                    trueState = (truths[ti].store, truths[ti].section)
+                    ti += 1
+                }
+                guard trueState.0 != nil else { continue }
+                let seen = reportedAt(a)
+                inStore += b - a
+                if seen.0 == trueState.0 {
+                    storeRight += b - a
+                    if seen.1 == trueState.1 { sectionRight += b - a }
+                }
+            }
+
+            // Store entries and exits.
+            var used = Set<Int>()
+            var truthUsed = Set<Int>()
+            var previous: TruthChange?
+            for (i, t) in truths.enumerated() {
+                defer { previous = t }
+                let before = previous?.store
+                if t.store != nil && before == nil, let s = t.store, t.time <= end - 60_000 {
+                    if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .enter && reports[$0].section == nil
+                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= t.time + 60_000 }) {
+                        used.insert(k)
+                        report.enterLatencies.append(reports[k].time - t.time)
+                    } else {
+                        report.missedEnters += 1
+                    }
+                }
+                if t.store == nil, let s = before, t.time <= end - 120_000 {
+                    if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .exit && reports[$0].section == nil
+                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= t.time + 120_000 }) {
+                        used.insert(k)
+                        report.exitLatencies.append(reports[k].time - t.time)
+                    } else {
+                        report.missedExits += 1
+                    }
+                }
+                // Section changes inside one store that last.
+                if let s = t.store, let to = t.section, before == s, let from = previous?.section, from != to {
+                    let next = i + 1 < truths.count ? truths[i + 1].time : end
+                    guard next - t.time >= minimumStay, t.time <= end - 30_000 else { continue }
+                    let deadline = min(next, t.time + 30_000)
+                    if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .enter && reports[$0].store == s
+                        && reports[$0].section == to && reports[$0].time >= t.time - 5_000 && reports[$0].time <= deadline }) {
+                        used.insert(k)
+                        truthUsed.insert(i)
+                        report.sectionChangeLatencies.append(reports[k].time - t.time)
+                    } else {
+                        report.missedSectionChanges += 1
+                    }
+                }
+            }
+            // Reports no truth explains.
+            var lastSection: SectionNumber?
+            for (k, r) in reports.enumerated() {
+                defer { if r.kind == .enter, r.section != nil { lastSection = r.section } else if r.section == nil, r.kind == .exit { lastSection = nil } }
+                guard !used.contains(k) else { continue }
+                switch (r.kind, r.section) {
+                case (.enter, nil):
+                    // False: no true entry into that store shortly before or after.
+                    if !truths.indices.contains(where: { $0 > 0 ? truths[$0 - 1].store == nil && truths[$0].store == r.store
+                        && truths[$0].time >= r.time - 60_000 && truths[$0].time <= r.time + 10_000 : false })
+                        && !(truths.first.map { $0.store == r.store && $0.time >= r.time - 60_000 && $0.time <= r.time + 10_000 } ?? false) {
+                        report.falseEnters += 1
+                    }
+                case (.exit, nil):
+                    // False: no true exit from that store shortly before or after.
+                    if !truths.indices.contains(where: { $0 > 0 ? truths[$0 - 1].store == r.store && truths[$0].store == nil
+                        && truths[$0].time >= r.time - 120_000 && truths[$0].time <= r.time + 10_000 : false }) {
+                        report.falseExits += 1
+                    }
+                case (.enter, _?):
+                    // A section enter right after a store enter is the first section, not a change. A
+                    // change is justified by a true move into that section (a short one included)
+                    // that no other report has claimed; otherwise it is a flap.
+                    guard lastSection != nil else { break }
+                    if let j = truths.indices.first(where: { !truthUsed.contains($0) && truths[$0].section == r.section
+                        && truths[$0].store == r.store && truths[$0].time >= r.time - 30_000 && truths[$0].time <= r.time + 5_000 }) {
+                        truthUsed.insert(j)
+                    } else {
+                        report.flaps += 1
+                    }
+                case (.exit, _?): break
+                }
+            }
+        }
+        report.deviceHours = Double(inStore) / 3_600_000
+        report.sectionAccuracy = inStore > 0 ? Double(sectionRight) / Double(inStore) : 0
+        report.storeAccuracy = inStore > 0 ? Double(storeRight) / Double(inStore) : 0
+        return report
+    }
+}

@@ -1,0 +1,32 @@
+/// The evaluation table `beacon-sim evaluate` prints.
+public enum Report {
+    /// Column headers, aligned with ``row(_:_:)``.
+    public static let header = "rule            section%  store%  change p50/p95 s  enter p50/p95 s  exit p50/p95 s  missed chg/ent/exit  false ent/exit  flaps/dev-h"
+
+    /// One row: the rule's name and its scores.
+    public static func row(_ name: String, _ r: EvaluationReport) -> String {
+        func s(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
+        func pair(_ values: [Int64]) -> String {
+            "\(s(EvaluationReport.percentile(values, 50)))/\(s(EvaluationReport.percentile(values, 95)))"
+        }
+        return [
+            name.padding(toLength: 15, withPad: " ", startingAt: 0),
+            String(format: "%8.1f", r.sectionAccuracy * 100),
+            String(format: "%7.1f", r.storeAccuracy * 100),
+            pair(r.sectionChangeLatencies).leftPadded(17),
+            pair(r.enterLatencies).leftPadded(16),
+            pair(r.exitLatencies).leftPadded(15),
+            "\(r.missedSectionChanges)/\(r.missedEnters)/\(r.missedExits)".leftPadded(20),
+            "\(r.falseEnters)/\(r.falseExits)".leftPadded(15),
+            String(format: "%12.2f", r.flapsPerDeviceHour),
+        ].joined(separator: " ")
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
+
+import Foundation

@@ -1,0 +1,54 @@
+/// Knobs of a simulated run (`beacon-sim` flags). Defaults describe a busy afternoon with phones
+/// advertising at 2 Hz and gateways in aisles with shelves between sections.
+public struct SimulationConfig: Sendable, Equatable {
+    /// Seed: the same seed and config give the same run.
+    public var seed: UInt64 = 1
+    /// Simulated duration, seconds.
+    public var duration: Double = 600
+    /// Event time of the start, Unix ms.
+    public var start: Int64 = 1_790_000_000_000
+    /// Mean time between shopper arrivals per store, seconds (Poisson arrivals).
+    public var arrivalInterval: Double = 20
+    /// Shoppers already inside each store at the start.
+    public var initialShoppers = 4
+    /// Staff badges per store (they never leave).
+    public var staffPerStore = 2
+    /// Mean sections a shopper visits (geometric).
+    public var sectionsPerVisit = 3.0
+    /// Median lingering time in a section, seconds (log-normal).
+    public var lingerSeconds = 45.0
+    /// Median lingering time for staff, seconds.
+    public var staffLingerSeconds = 90.0
+    /// Share of stops made right at a section boundary.
+    public var boundaryShare = 0.15
+    /// Advertising interval range, seconds (each device draws one; iOS apps advertise at ~0.1–1 s).
+    public var advertInterval: ClosedRange<Double> = 0.2...1.0
+    /// Log-distance path-loss exponent of the shop floor.
+    public var pathLossExponent = 2.2
+    /// Shadowing standard deviation (log-normal), dB, correlated over ``shadowCorrelationSeconds``.
+    public var shadowSigma = 5.0
+    /// How long shadowing stays correlated on a link, seconds (people and trolleys move through).
+    public var shadowCorrelationSeconds = 3.0
+    /// Per-packet fast fading, dB.
+    public var fadingSigma = 2.0
+    /// Extra loss per section boundary between device and gateway (shelving, walls), dB.
+    public var wallLoss = 4.0
+    /// Extra loss through the store's outer wall for a phone outside, dB (brick, glass, metal).
+    public var outerWallLoss = 10.0
+    /// Loss when the carrier's body is between the phone and the gateway, dB (scaled by angle).
+    public var bodyLoss = 8.0
+    /// Packet loss besides the scan duty cycle (collisions, interference).
+    public var packetLoss = 0.1
+    /// Scan window / scan interval of the gateways.
+    public var scanDutyCycle = 0.9
+    /// Gateway receive gain spread (uncalibrated units), dB standard deviation.
+    public var gatewayGainSigma = 2.0
+    /// Gateway sensitivity: weaker adverts are not heard, dBm.
+    public var sensitivity = -97.0
+    /// Height of gateways above the phones, metres.
+    public var mountHeight = 1.5
+    /// Batch window of the simulated edges, seconds.
+    public var batchWindow = 1.0
+
+    public init() {}
+}

@@ -1,0 +1,126 @@
+import Foundation
+import BeaconCore
+import BeaconAggregator
+
+/// A tracked device carried around a store: a shopper's phone or a staff badge.
+struct Person: Sendable {
+    /// What kind of carrier, which shapes the walk.
+    enum Kind: Sendable { case shopper, staff }
+
+    /// What the person is doing now.
+    enum Activity: Sendable {
+        /// Walking through `waypoints` (the first is the next target) at `speed` m/s.
+        case walking
+        /// Standing still until this time (ms).
+        case lingering(until: Int64)
+        /// Gone: out of the store and out of radio range.
+        case gone
+    }
+
+    let device: DeviceID
+    let kind: Kind
+    /// Store index in the chain.
+    let store: Int
+    /// Advertising interval, seconds, and the advert's measured power at 1 m (dBm).
+    let advertInterval: Double
+    let measuredPower: Int
+    /// How far the device's real power is from what it advertises (manufacturing spread), dB.
+    let powerError: Double
+    /// Walking speed, m/s.
+    let speed: Double
+    var position: Chain.Point
+    /// Direction the body faces, radians (the phone is in front of it).
+    var heading = 0.0
+    var activity: Activity = .walking
+    var waypoints: [Chain.Point] = []
+    /// Local sections still to visit, in order; the last step is the street door.
+    var plan: [Int] = []
+    /// The local section the person is walking to or lingering in.
+    var target = 0
+    /// Next advert time, ms.
+    var nextAdvert: Int64
+    var random: SeededRandom
+
+    /// Moves the person by `dt` seconds along the waypoints, or waits; returns true while present.
+    mutating func step(dt: Double, now: Int64, plan floor: FloorPlan, config: SimulationConfig) {
+        switch activity {
+        case .gone:
+            return
+        case .lingering(let until):
+            if now >= until { nextLeg(floor: floor, now: now, config: config) }
+            // Shoppers turn around while browsing.
+            if random.unit() < dt * 0.1 { heading = random.unit() * 2 * .pi }
+        case .walking:
+            var remaining = speed * dt
+            while remaining > 0, let next = waypoints.first {
+                let dx = next.x - position.x, dy = next.y - position.y
+                let d = (dx * dx + dy * dy).squareRoot()
+                if d > 1e-6 { heading = atan2(dy, dx) }
+                if d <= remaining {
+                    position = next
+                    waypoints.removeFirst()
+                    remaining -= d
+                } else {
+                    position = Chain.Point(x: position.x + dx / d * remaining, y: position.y + dy / d * remaining)
+                    remaining = 0
+                }
+            }
+            if waypoints.isEmpty { arrived(floor: floor, now: now, config: config) }
+        }
+    }
+
+    /// At the end of a walk: linger in the section, or vanish after leaving by the street door.
+    mutating func arrived(floor: FloorPlan, now: Int64, config: SimulationConfig) {
+        if plan.isEmpty && floor.section(at: position) == nil {
+            activity = .gone
+            return
+        }
+        let mean = kind == .staff ? config.staffLingerSeconds : config.lingerSeconds
+        // Log-normal lingering: most short, a few long, as in shops.
+        let seconds = max(5, mean * exp(0.6 * random.gaussian() - 0.18))
+        activity = .lingering(until: now + Int64(seconds * 1000))
+    }
+
+    /// Plans the walk to the next section of the visit (or out of the store).
+    mutating func nextLeg(floor: FloorPlan, now: Int64, config: SimulationConfig) {
+        guard let here = floor.section(at: position) ?? Optional(target) else { return }
+        if kind == .staff {
+            // Staff never leave: a new random section, forever.
+            plan = [floor.neighbours[here].randomElement(using: &random) ?? here]
+        }
+        guard !plan.isEmpty else { return }
+        let next = plan.removeFirst()
+        var points: [Chain.Point] = []
+        let path = floor.path(from: here, to: next)
+        for (a, b) in zip(path, path.dropFirst()) {
+            if let door = floor.doors[a][b] {
+                points.append(Self.jitter(door, 0.8, &random))
+            }
+        }
+        target = next
+        if plan.isEmpty && kind == .shopper {
+            // The last leg: to the street door, then out and away.
+            let door = floor.streetDoors.first { $0.section == next } ?? floor.streetDoors[0]
+            points.append(door.inside)
+            points.append(door.outside)
+            points.append(Chain.Point(x: door.outside.x, y: door.outside.y - 30))
+        } else if random.unit() < config.boundaryShare, let neighbour = floor.neighbours[next].randomElement(using: &random),
+                  let edge = floor.doors[next][neighbour] {
+            // Some people stop right at a section boundary (the hard case for any rule): less than a
+            // metre inside the section they are in.
+            let c = FloorPlan.centre(floor.polygons[next])
+            let dx = c.x - edge.x, dy = c.y - edge.y
+            let d = max((dx * dx + dy * dy).squareRoot(), 1e-6)
+            let inset = 0.4 + random.unit() * 0.6
+            points.append(Chain.Point(x: edge.x + dx / d * inset, y: edge.y + dy / d * inset))
+        } else {
+            points.append(floor.randomPoint(in: next, &random))
+        }
+        waypoints = points
+        activity = .walking
+    }
+
+    static func jitter(_ p: Chain.Point, _ amount: Double, _ random: inout SeededRandom) -> Chain.Point {
+        Chain.Point(x: p.x + (random.unit() - 0.5) * amount, y: p.y + (random.unit() - 0.5) * amount)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import BeaconCore
+import BeaconAggregator
+
+extension Simulation {
+    /// Sends every advert person `p` makes up to `t` to every gateway of their store that hears it.
+    mutating func advertise(_ p: Int, until t: Int64) {
+        while people[p].nextAdvert <= t {
+            let at = people[p].nextAdvert
+            // Adverts jitter by 0–10 ms, as the BLE spec's advDelay makes them.
+            people[p].nextAdvert += Int64(people[p].advertInterval * 1000) + Int64(people[p].random.unit() * 10)
+            let store = people[p].store
+            for (k, g) in chain.stores[store].gateways.enumerated() {
+                guard let rssi = receive(p, gatewayIndex: g, link: k, at: at) else { continue }
+                pending[g].append(Observation(device: people[p].device, time: at, rssi: rssi, measuredPower: people[p].measuredPower))
+            }
+        }
+    }
+
+    /// The RSSI gateway `g` reports for one advert of person `p`, or nil when it misses it.
+    mutating func receive(_ p: Int, gatewayIndex g: Int, link k: Int, at t: Int64) -> Int? {
+        var r = people[p].random
+        defer { people[p].random = r }
+        // Scan duty cycle and packet loss: the advert is simply not received.
+        if r.unit() > config.scanDutyCycle * (1 - config.packetLoss) { return nil }
+        let gateway = chain.gateways[g]
+        guard let position = gateway.position else { return nil }
+        let me = people[p].position
+        let dx = position.x - me.x, dy = position.y - me.y
+        let d = max(0.3, (dx * dx + dy * dy + config.mountHeight * config.mountHeight).squareRoot())
+
+        // Section boundaries between the phone and the gateway (plus the outer wall from outside).
+        let plan = plans[people[p].store]
+        let gatewayLocal = plan.sections.firstIndex(of: gateway.section) ?? 0
+        let walls: Int
+        var outer = 0.0
+        if let here = plan.section(at: me) {
+            walls = plan.path(from: here, to: gatewayLocal).count - 1
+        } else {
+            let door = plan.streetDoors[0].section
+            walls = plan.path(from: door, to: gatewayLocal).count - 1
+            outer = config.outerWallLoss
+        }
+
+        // The body between phone and gateway: none when facing it, full when it is behind.
+        let angle = atan2(dy, dx) - people[p].heading
+        let body = config.bodyLoss * (1 - cos(angle)) / 2
+
+        // Shadowing: a first-order autoregressive process per link, so it is correlated in time.
+        let (old, time) = shadow[p][k]
+        let rho = exp(-Double(t - time) / 1000 / config.shadowCorrelationSeconds)
+        let s = rho * old + (1 - rho * rho).squareRoot() * config.shadowSigma * r.gaussian()
+        shadow[p][k] = (s, t)
+
+        let power = Double(people[p].measuredPower) + people[p].powerError
+        let rssi = power - 10 * config.pathLossExponent * log10(d) - Double(walls) * config.wallLoss - outer - body + s
+            + config.fadingSigma * r.gaussian() + gain[g]
+        guard rssi >= config.sensitivity else { return nil }
+        return Int(min(20, max(-127, rssi.rounded())))
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+public import BeaconCore
+public import BeaconAggregator
+
+/// One simulated edge batch: what a gateway would publish for one window.
+public struct SimulatedBatch: Sendable {
+    /// The gateway that heard the sightings.
+    public var gateway: GatewayID
+    /// Its store (major), for the topic.
+    public var store: StoreNumber
+    /// Per-gateway sequence number.
+    public var seq: UInt64
+    /// Window end, Unix ms.
+    public var sent: Int64
+    /// Raw reports, in time order.
+    public var sightings: [Observation]
+}
+
+/// A change in where a device truly is: the ground truth the evaluator scores against.
+public struct TruthChange: Sendable, Equatable {
+    /// Event time, Unix ms.
+    public var time: Int64
+    /// The device.
+    public var device: DeviceID
+    /// Store (major), nil when outside every store.
+    public var store: StoreNumber?
+    /// Section (minor), nil when outside.
+    public var section: SectionNumber?
+
+    public init(time: Int64, device: DeviceID, store: StoreNumber?, section: SectionNumber?) {
+        self.time = time
+        self.device = device
+        self.store = store
+        self.section = section
+    }
+}
+
+/// Stores full of walking people whose phones advertise, heard by every gateway through a
+/// log-distance path-loss model with correlated shadowing, fading, walls, body loss, packet loss
+/// and scan duty cycle. Deterministic for a seed. Advance it one batch window at a time.
+public struct Simulation: Sendable {
+    public let chain: Chain
+    public let config: SimulationConfig
+    let plans: [FloorPlan]
+    var people: [Person] = []
+    /// Shadowing state per person, per gateway of their store: (value dB, time ms).
+    var shadow: [[(Double, Int64)]] = []
+    var truth: [(store: StoreNumber?, section: SectionNumber?)] = []
+    var nextArrival: [Int64]
+    var gain: [Double]
+    var seq: [UInt64]
+    var pending: [[Observation]]
+    var random: SeededRandom
+    var deviceCounter = 0
+    /// Current simulated time, Unix ms.
+    public private(set) var now: Int64
+
+    /// Time step of the motion model, ms.
+    static let tick: Int64 = 100
+
+    /// Prepares a run; throws when a store has no floor polygons.
+    public init(chain: Chain, config: SimulationConfig) throws(SimulationError) {
+        self.chain = chain
+        self.config = config
+        var plans: [FloorPlan] = []
+        for s in chain.stores.indices {
+            guard let plan = FloorPlan(chain: chain, store: s), !plan.streetDoors.isEmpty else {
+                throw SimulationError.noGeometry(store: chain.stores[s].major)
+            }
+            plans.append(plan)
+        }
+        self.plans = plans
+        random = SeededRandom(seed: config.seed)
+        now = config.start
+        gain = chain.gateways.map { _ in 0 }
+        seq = chain.gateways.map { _ in 0 }
+        pending = chain.gateways.map { _ in [] }
+        nextArrival = chain.stores.map { _ in config.start }
+        for g in gain.indices { gain[g] = random.gaussian() * config.gatewayGainSigma }
+        for s in chain.stores.indices {
+            nextArrival[s] = config.start + Int64(random.exponential(mean: config.arrivalInterval) * 1000)
+            for _ in 0..<config.initialShoppers { addPerson(store: s, kind: .shopper, inside: true) }
+            for _ in 0..<config.staffPerStore { addPerson(store: s, kind: .staff, inside: true) }
+        }
+    }
+
+    /// The per-gateway gain offsets drawn for this run (what a site survey would calibrate away).
+    public var gatewayGains: [Double] { gain }
+
+    /// Runs one batch window; returns every gateway's batch (heartbeats included) and the truth
+    /// changes that happened in it.
+    public mutating func nextWindow() -> (batches: [SimulatedBatch], truth: [TruthChange]) {
+        let end = now + Int64(config.batchWindow * 1000)
+        var changes: [TruthChange] = []
+        while now < end {
+            let tickEnd = min(now + Self.tick, end)
+            arrivals(until: tickEnd)
+            for p in people.indices {
+                guard case .gone = people[p].activity else {
+                    people[p].step(dt: Double(tickEnd - now) / 1000, now: tickEnd, plan: plans[people[p].store], config: config)
+                    advertise(p, until: tickEnd)
+                    noteTruth(p, at: tickEnd, into: &changes)
+                    continue
+                }
+            }
+            now = tickEnd
+        }
+        var batches: [SimulatedBatch] = []
+        batches.reserveCapacity(chain.gateways.count)
+        for g in chain.gateways.indices {
+            pending[g].sort { $0.time < $1.time }
+            batches.append(SimulatedBatch(
+                gateway: chain.gateways[g].id, store: chain.stores[chain.gateways[g].store].major,
+                seq: seq[g], sent: end, sightings: pending[g]))
+            seq[g] += 1
+            pending[g].removeAll(keepingCapacity: true)
+        }
+        return (batches, changes)
+    }
+
+    /// People currently in the simulation (not gone).
+    public var presentCount: Int { people.filter { if case .gone = $0.activity { return false } else { return true } }.count }
+
+    // MARK: - People
+
+    mutating func arrivals(until t: Int64) {
+        for s in chain.stores.indices {
+            while nextArrival[s] <= t {
+                addPerson(store: s, kind: .shopper, inside: false)
+                nextArrival[s] += max(1000, Int64(random.exponential(mean: config.arrivalInterval) * 1000))
+            }
+        }
+    }
+
+    mutating func addPerson(store: Int, kind: Person.Kind, inside: Bool) {
+        deviceCounter += 1
+        let n = deviceCounter
+        let id: DeviceID
+        if kind == .staff {
+            id = try! DeviceID(String(format: "mac-C0:FF:EE:%02X:%02X:%02X", store & 0xFF, (n >> 8) & 0xFF, n & 0xFF))
+        } else {
+            id = try! DeviceID("ib-\(chain.siteUUID)-\(1000 + n / 65536)-\(n % 65536)")
+        }
+        var r = random.fork(UInt64(n))
+        let plan = plans[store]
+        let door = plan.streetDoors[0]
+        let interval = config.advertInterval.lowerBound + r.unit() * (config.advertInterval.upperBound - config.advertInterval.lowerBound)
+        var person = Person(
+            device: id, kind: kind, store: store, advertInterval: interval,
+            measuredPower: -59 + Int((r.unit() * 8).rounded()) - 4, powerError: r.gaussian() * 2,
+            speed: 0.9 + r.unit() * 0.5, position: door.outside,
+            nextAdvert: now + Int64(r.unit() * interval * 1000), random: r)
+        if inside {
+            let section = Int(person.random.unit() * Double(plan.sections.count)) % plan.sections.count
+            person.position = plan.randomPoint(in: section, &person.random)
+            person.target = section
+            person.plan = kind == .shopper ? visitPlan(&person, plan: plan) : []
+            person.activity = .lingering(until: now + Int64(person.random.exponential(mean: config.lingerSeconds) * 1000))
+        } else {
+            person.plan = visitPlan(&person, plan: plan)
+            person.target = door.section
+            person.waypoints = [door.inside, plan.randomPoint(in: door.section, &person.random)]
+            person.activity = .walking
+        }
+        people.append(person)
+        shadow.append(chain.stores[store].gateways.map { _ in (person.random.gaussian() * config.shadowSigma, now) })
+        truth.append((nil, nil))
+    }
+
+    /// A shopper's visit: a few random sections, then the street door's section.
+    func visitPlan(_ person: inout Person, plan: FloorPlan) -> [Int] {
+        var stops: [Int] = []
+        let p = 1 / max(1, config.sectionsPerVisit)
+        repeat {
+            stops.append(Int(person.random.unit() * Double(plan.sections.count)) % plan.sections.count)
+        } while person.random.unit() > p && stops.count < 12
+        return stops + [plan.streetDoors[0].section]
+    }
+
+    mutating func noteTruth(_ p: Int, at t: Int64, into changes: inout [TruthChange]) {
+        let plan = plans[people[p].store]
+        var now: (store: StoreNumber?, section: SectionNumber?) = (nil, nil)
+        if case .gone = people[p].activity {
+        } else if let local = plan.section(at: people[p].position) {
+            let s = plan.sections[local]
+            now = (chain.stores[people[p].store].major, chain.sections[s].minor)
+        }
+        if now.store != truth[p].store || now.section != truth[p].section {
+            truth[p] = now
+            changes.append(TruthChange(time: t, device: people[p].device, store: now.store, section: now.section))
+        }
+    }
+}
+
+/// Why a simulation cannot run.
+public enum SimulationError: Error, Sendable, CustomStringConvertible {
+    /// A store's sections lack polygons, or it has no street door: people could not walk there.
+    case noGeometry(store: StoreNumber)
+
+    public var description: String {
+        switch self {
+        case .noGeometry(let store):
+            return "store \(store) needs a polygon for every section and a section with \"street_door\": true to be simulated"
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import BeaconCore
+@testable import BeaconAggregator
+
+/// A small chain: store 1 has sections 10–20–30 in a row (10 and 30 are not adjacent), one gateway
+/// each plus a second in 20; store 2 has one section with one gateway.
+enum Fixture {
+    static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+
+    static func config(_ tune: (inout Tuning) -> Void = { _ in }) -> ChainConfig {
+        var tuning = Tuning()
+        tune(&tuning)
+        return ChainConfig(
+            siteUUID: uuid,
+            stores: [
+                .init(major: 1, name: "Main St", sections: [
+                    .init(minor: 10, name: "Entrance", adjacent: [20], streetDoor: true),
+                    .init(minor: 20, name: "Grocery", adjacent: [10, 30]),
+                    .init(minor: 30, name: "Electronics", adjacent: [20]),
+                ]),
+                .init(major: 2, name: "Harbour", sections: [.init(minor: 1, name: "Hall")]),
+            ],
+            gateways: [
+                .init(id: "gw-a", store: 1, section: 10),
+                .init(id: "gw-b", store: 1, section: 20),
+                .init(id: "gw-b2", store: 1, section: 20),
+                .init(id: "gw-c", store: 1, section: 30),
+                .init(id: "gw-h", store: 2, section: 1),
+            ],
+            tuning: tuning)
+    }
+
+    static func engine(_ tune: (inout Tuning) -> Void = { _ in }) throws -> AggregationEngine {
+        AggregationEngine(chain: try config(tune).resolve())
+    }
+
+    static let phone = try! DeviceID("ib-\(uuid)-7-7")
+    static let tag = try! DeviceID("mac-AA:BB:CC:DD:EE:01")
+}
+
+/// Drives an engine the way edges do: one batch per gateway per second, sequence numbers per gateway.
+struct Driver {
+    var engine: AggregationEngine
+    var seq: [String: UInt64] = [:]
+    var outputs: [EngineOutput] = []
+
+    init(_ engine: AggregationEngine) { self.engine = engine }
+
+    /// One batch from `gw` sent at `sent` (ms) with the given sightings.
+    @discardableResult
+    mutating func batch(_ gw: String, sent: Int64, _ sightings: [(DeviceID, Int64, Int)], seq explicit: UInt64? = nil)
+        -> AggregationEngine.BatchOutcome
+    {
+        let s = explicit ?? (seq[gw].map { $0 + 1 } ?? 0)
+        seq[gw] = max(seq[gw] ?? 0, s)
+        let observations = sightings.map { Observation(device: $0.0, time: $0.1, rssi: $0.2, measuredPower: -59) }
+        return engine.ingest(gateway: try! GatewayID(gw), seq: s, sent: sent, observations: observations, into: &outputs)
+    }
+
+    /// Every gateway in `levels` hears `device` at the given RSSI four times a second over
+    /// [`from`, `to`) ms; every gateway in `heartbeat` sends its batches, heard or not.
+    mutating func hear(
+        _ device: DeviceID, _ levels: [String: Int], from: Int64, to: Int64,
+        heartbeat: [String] = ["gw-a", "gw-b", "gw-b2", "gw-c", "gw-h"]
+    ) {
+        var second = from
+        while second < to {
+            for gw in heartbeat {
+                var sightings: [(DeviceID, Int64, Int)] = []
+                if let level = levels[gw] {
+                    for k in 0..<4 { sightings.append((device, second + Int64(k) * 250, level)) }
+                }
+                batch(gw, sent: second + 1000, sightings)
+            }
+            second += 1000
+        }
+    }
+
+    /// Only heartbeats (empty batches) from `gateways` over [`from`, `to`).
+    mutating func silence(from: Int64, to: Int64, gateways: [String] = ["gw-a", "gw-b", "gw-b2", "gw-c", "gw-h"]) {
+        var second = from
+        while second < to {
+            for gw in gateways { batch(gw, sent: second + 1000, []) }
+            second += 1000
+        }
+    }
+
+    /// Transitions so far, as short strings: `enter 1`, `exit 1/20`, `enter 1/30 from 20`.
+    var transitions: [String] {
+        outputs.compactMap {
+            guard case .transition(let t) = $0 else { return nil }
+            let chain = engine.chain
+            var text = "\(t.kind.rawValue) \(chain.stores[t.store].major)"
+            if let s = t.section { text += "/\(chain.sections[s].minor)" }
+            if t.kind == .enter, t.section != nil, let o = t.otherSection { text += " from \(chain.sections[o].minor)" }
+            return text
+        }
+    }
+
+    var transitionEvents: [Transition] {
+        outputs.compactMap { if case .transition(let t) = $0 { return t } else { return nil } }
+    }
+
+    var states: [DeviceSnapshot] {
+        outputs.compactMap { if case .state(let s) = $0 { return s } else { return nil } }
+    }
+
+    mutating func clear() { outputs.removeAll() }
+}

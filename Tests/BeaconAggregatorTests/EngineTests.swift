@@ -1,0 +1,215 @@
+import Testing
+import BeaconCore
+@testable import BeaconAggregator
+
+@Suite("Engine rules")
+struct EngineTests {
+    let t0: Int64 = 1_790_000_000_000
+
+    @Test("store entry needs the minimum evidence, then names the section")
+    func entry() throws {
+        var d = Driver(try Fixture.engine { $0.minSightingsToEnter = 3 })
+        d.batch("gw-a", sent: t0 + 1000, [(Fixture.phone, t0 + 100, -60), (Fixture.phone, t0 + 200, -61)])
+        #expect(d.transitions.isEmpty)
+        d.batch("gw-a", sent: t0 + 2000, [(Fixture.phone, t0 + 1100, -60)])
+        #expect(d.transitions == ["enter 1", "enter 1/10"])
+        let state = try #require(d.states.last)
+        #expect(state.state == .inside && state.section == d.engine.chain.sectionIndex(store: 1, section: 10))
+    }
+
+    @Test("a device standing between two sections does not flap", arguments: [Tuning.Rule.hysteresis, .hmm])
+    func hysteresisAtBoundary(_ rule: Tuning.Rule) throws {
+        var d = Driver(try Fixture.engine { $0.rule = rule })
+        d.hear(Fixture.phone, ["gw-a": -62, "gw-b": -70], from: t0, to: t0 + 5000)
+        #expect(d.transitions == ["enter 1", "enter 1/10"])
+        d.clear()
+        // Ten minutes at the boundary: the two sections trade the lead by 2 dB, under the 4 dB margin.
+        var t = t0 + 5000
+        for i in 0..<600 {
+            let lead = i % 2 == 0 ? 2 : -2
+            d.hear(Fixture.phone, ["gw-a": -66 + lead, "gw-b": -66 - lead], from: t, to: t + 1000)
+            t += 1000
+        }
+        #expect(d.transitions.isEmpty)
+    }
+
+    @Test("a challenger that leads by the margin for the dwell time wins, naming where it came from",
+          arguments: [Tuning.Rule.hysteresis, .hmm])
+    func sectionChange(_ rule: Tuning.Rule) throws {
+        var d = Driver(try Fixture.engine { $0.dwellSeconds = 2; $0.rule = rule })
+        d.hear(Fixture.phone, ["gw-a": -60, "gw-b": -75], from: t0, to: t0 + 5000)
+        d.clear()
+        d.hear(Fixture.phone, ["gw-a": -75, "gw-b": -58], from: t0 + 5000, to: t0 + 12000)
+        #expect(d.transitions == ["exit 1/10", "enter 1/20 from 10"])
+        let enter = try #require(d.transitionEvents.last)
+        // The filter needs a moment to cross, then the dwell: the switch lands 2–5 s after the change.
+        #expect(enter.time >= t0 + 7000 && enter.time <= t0 + 10000)
+        let exit = try #require(d.transitionEvents.first)
+        #expect(exit.dwell == exit.time - (t0 + 250))
+    }
+
+    @Test("a jump across the store needs a dwell per section in between")
+    func adjacency() throws {
+        var d = Driver(try Fixture.engine { $0.dwellSeconds = 2 })
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
+        d.clear()
+        // Heard only in 30 (two hops from 10): one dwell is not enough, two are.
+        d.hear(Fixture.phone, ["gw-c": -60, "gw-a": -80], from: t0 + 5000, to: t0 + 8000)
+        #expect(d.transitions.isEmpty)
+        d.hear(Fixture.phone, ["gw-c": -60, "gw-a": -80], from: t0 + 8000, to: t0 + 12000)
+        #expect(d.transitions == ["exit 1/10", "enter 1/30 from 10"])
+    }
+
+    @Test("fixed exit timeout: exit after 30 s of silence, not before", arguments: [Tuning.ExitRule.timeout])
+    func exitTimeout(_ rule: Tuning.ExitRule) throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = rule })
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 10000)
+        d.clear()
+        d.silence(from: t0 + 10000, to: t0 + 40000)
+        #expect(d.transitions.isEmpty)
+        d.silence(from: t0 + 40000, to: t0 + 45000)
+        #expect(d.transitions == ["exit 1/10", "exit 1"])
+        let exit = try #require(d.transitionEvents.last)
+        // Last sighting at t0+9750; 30 s later, seen through the 2 s watermark and 0.5 s sweeps.
+        #expect(exit.time > t0 + 9750 + 30000 && exit.time <= t0 + 9750 + 31000)
+        #expect(exit.dwell! > 39000)
+        #expect(d.states.last?.state == .outside)
+    }
+
+    @Test("adaptive exit: a chatty device exits well before 30 s, never before exit_min_s")
+    func adaptiveExit() throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = .adaptive; $0.exitMinSeconds = 6 })
+        d.hear(Fixture.phone, ["gw-a": -60, "gw-b": -70], from: t0, to: t0 + 20000)
+        d.clear()
+        d.silence(from: t0 + 20000, to: t0 + 25000)
+        #expect(d.transitions.isEmpty)
+        d.silence(from: t0 + 25000, to: t0 + 40000)
+        let exit = try #require(d.transitionEvents.last)
+        #expect(d.transitions == ["exit 1/10", "exit 1"])
+        #expect(exit.time >= t0 + 19750 + 6000 && exit.time < t0 + 19750 + 10000)
+    }
+
+    @Test("heard in another store after the first went quiet: exit one, enter the other")
+    func storeChange() throws {
+        var d = Driver(try Fixture.engine())
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
+        d.clear()
+        d.hear(Fixture.phone, ["gw-h": -60], from: t0 + 10000, to: t0 + 12000)
+        #expect(d.transitions == ["exit 1/10", "exit 1", "enter 2", "enter 2/1"])
+    }
+
+    @Test("duplicated batches are ignored and gaps are counted as loss")
+    func duplicatesAndLoss() throws {
+        var d = Driver(try Fixture.engine())
+        #expect(d.batch("gw-a", sent: t0 + 1000, [(Fixture.phone, t0 + 100, -60)], seq: 1) == .accepted)
+        #expect(d.batch("gw-a", sent: t0 + 1000, [(Fixture.phone, t0 + 100, -60)], seq: 1) == .duplicate)
+        #expect(d.transitions.isEmpty, "a duplicate must not count as a second sighting")
+        #expect(d.batch("gw-a", sent: t0 + 4000, [], seq: 4) == .accepted)
+        var counters = d.engine.gatewayCounters().first { $0.id.rawValue == "gw-a" }!
+        #expect(counters.lost == 2 && counters.duplicates == 1)
+        // Seq 2 arrives late: accepted, no longer lost.
+        #expect(d.batch("gw-a", sent: t0 + 2000, [], seq: 2) == .accepted)
+        counters = d.engine.gatewayCounters().first { $0.id.rawValue == "gw-a" }!
+        #expect(counters.lost == 1)
+        // An edge restart counts from 0 again with a later `sent`: accepted.
+        #expect(d.batch("gw-a", sent: t0 + 9000, [], seq: 0) == .accepted)
+    }
+
+    @Test("a batch arriving late within the lateness bound still prevents a false exit")
+    func lateBatch() throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = .timeout; $0.latenessSeconds = 3 })
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
+        d.clear()
+        // gw-b's batch for second 34 is delayed behind gw-a's heartbeat for second 36.
+        d.silence(from: t0 + 5000, to: t0 + 34000)
+        d.batch("gw-a", sent: t0 + 36000, [])
+        d.batch("gw-b", sent: t0 + 35000, [(Fixture.phone, t0 + 34500, -64)])
+        d.silence(from: t0 + 36000, to: t0 + 40000)
+        #expect(!d.transitions.contains("exit 1"))
+    }
+
+    @Test("a gateway going offline makes its devices unknown, not exited; its return resolves it")
+    func gatewayOffline() throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
+        d.hear(Fixture.phone, ["gw-c": -60], from: t0, to: t0 + 5000, heartbeat: ["gw-c"])
+        d.clear()
+        var out: [EngineOutput] = []
+        d.engine.gatewayStatus(try GatewayID("gw-c"), online: false, at: t0 + 5000, into: &out)
+        d.outputs += out
+        // Nothing else in the store is alive either: unknown for as long as it takes, never exit.
+        d.silence(from: t0 + 5000, to: t0 + 120_000, gateways: ["gw-h"])
+        #expect(d.transitions.isEmpty)
+        #expect(d.states.last?.state == .unknown)
+        d.clear()
+        d.hear(Fixture.phone, ["gw-c": -61], from: t0 + 120_000, to: t0 + 123_000, heartbeat: ["gw-c"])
+        #expect(d.transitions.isEmpty, "it never left: no enter event")
+        #expect(d.states.first?.state == .inside)
+    }
+
+    @Test("unknown resolves to exit once the rest of the store has listened for the whole exit timeout")
+    func unknownResolvesToExit() throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
+        d.hear(Fixture.phone, ["gw-c": -60], from: t0, to: t0 + 5000)
+        var out: [EngineOutput] = []
+        d.engine.gatewayStatus(try GatewayID("gw-c"), online: false, at: t0 + 5000, into: &out)
+        d.outputs += out
+        d.clear()
+        d.silence(from: t0 + 5000, to: t0 + 60000, gateways: ["gw-a", "gw-b", "gw-b2", "gw-h"])
+        #expect(d.states.first?.state == .unknown)
+        #expect(d.transitions == ["exit 1/30", "exit 1"])
+    }
+
+    @Test("the same input gives the same output", arguments: Tuning.Rule.allCases)
+    func deterministic(_ rule: Tuning.Rule) throws {
+        func run() throws -> [EngineOutput] {
+            var d = Driver(try Fixture.engine { $0.rule = rule })
+            d.hear(Fixture.phone, ["gw-a": -60, "gw-b": -70], from: t0, to: t0 + 8000)
+            d.hear(Fixture.tag, ["gw-c": -55], from: t0 + 2000, to: t0 + 9000)
+            d.hear(Fixture.phone, ["gw-a": -75, "gw-b": -58], from: t0 + 8000, to: t0 + 15000)
+            d.silence(from: t0 + 15000, to: t0 + 60000)
+            return d.outputs
+        }
+        let first = try run()
+        #expect(first.count > 10)
+        #expect(try run() == first)
+    }
+
+    @Test("occupancy follows entries and exits, at most once a second per topic")
+    func occupancy() throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
+        d.hear(Fixture.tag, ["gw-a": -60], from: t0 + 5000, to: t0 + 8000)
+        let counts = d.outputs.compactMap { o -> OccupancyCount? in if case .occupancy(let c) = o { return c } else { return nil } }
+        let store = counts.filter { $0.section == nil }
+        #expect(store.last?.count == 2)
+        #expect(store.map(\.count) == [1, 2])
+        d.silence(from: t0 + 8000, to: t0 + 50000)
+        let last = d.outputs.compactMap { o -> OccupancyCount? in if case .occupancy(let c) = o, c.section == nil { return c } else { return nil } }.last
+        #expect(last?.count == 0)
+    }
+
+    @Test("a restart restores who is inside and invents no enter event", arguments: [Tuning.Rule.hysteresis, .hmm])
+    func restore(_ rule: Tuning.Rule) throws {
+        var d = Driver(try Fixture.engine { $0.rule = rule })
+        d.engine.restore([RestoredState(device: Fixture.phone, state: .inside, store: 1, section: 10, since: t0 - 60000, lastSeen: t0 - 1000, sequence: 41)])
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 10000)
+        #expect(d.transitions.isEmpty)
+        d.hear(Fixture.phone, ["gw-b": -55, "gw-a": -75], from: t0 + 10000, to: t0 + 16000)
+        #expect(d.transitions == ["exit 1/10", "enter 1/20 from 10"])
+        #expect(d.transitionEvents.first?.sequence == 42)
+    }
+
+    @Test("nearest-gateway baseline switches on every lead change")
+    func nearestBaseline() throws {
+        var d = Driver(try Fixture.engine { $0.rule = .nearest })
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 3000)
+        d.clear()
+        var t = t0 + 3000
+        for i in 0..<10 {
+            let lead = i % 2 == 0 ? 2 : -2
+            d.hear(Fixture.phone, ["gw-a": -66 + lead, "gw-b": -66 - lead], from: t, to: t + 1000)
+            t += 1000
+        }
+        #expect(d.transitions.count >= 10, "the baseline flaps: that is why it is only a baseline")
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import BeaconCore
+@testable import BeaconAggregator
+
+/// Real radio: six fixed BLE anchors in a furnished flat hear one tag carried by a robot whose
+/// LiDAR gives the true position (Kolakowski 2021, CC BY 4.0; `../shared/testdata/datasets`).
+///
+/// Zones: the flat has no room list, so each anchor's cell of the floor plan (the points nearer
+/// to it than to any other anchor) is a section; the truth at each instant is the cell holding
+/// the robot. Each anchor is a gateway of that section, each row of the resampled RSSI table a
+/// report from every anchor that heard the tag.
+@Suite("Kolakowski flat replay", .enabled(if: KolakowskiData.available, "../shared/testdata/datasets/kolakowski_ble_flat_calib2021 is absent"))
+struct KolakowskiReplayTests {
+    @Test("section accuracy on the robot run, per rule", arguments: [Tuning.Rule.hysteresis, .hmm, .nearest])
+    func robotRun(_ rule: Tuning.Rule) throws {
+        let data = try KolakowskiData.load()
+        let result = try KolakowskiData.replay(data, rule: rule)
+        print("kolakowski robot run, rule \(rule.rawValue): section accuracy \(String(format: "%.1f", result.accuracy * 100)) % over \(String(format: "%.0f", result.seconds)) s, \(result.changes) section changes (true: \(result.trueChanges))")
+        // A regression floor, far below what the rules reach, above chance (1/6).
+        #expect(result.accuracy > 0.5)
+        if rule != .nearest {
+            let baseline = try KolakowskiData.replay(data, rule: .nearest)
+            #expect(result.changes < baseline.changes, "hysteresis must flap less than the nearest-gateway rule")
+        }
+    }
+}
+
+enum KolakowskiData {
+    static let folder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../shared/testdata/datasets/kolakowski_ble_flat_calib2021").standardized
+    static var available: Bool { FileManager.default.fileExists(atPath: folder.appendingPathComponent("anchors.csv").path) }
+
+    struct Row { var time: Int64; var x: Double; var y: Double; var rssi: [Double?] }
+    struct Data { var anchors: [(id: Int, x: Double, y: Double)]; var rows: [Row] }
+
+    static func csv(_ name: String) throws -> [[String]] {
+        let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+        return text.split(whereSeparator: \.isNewline).dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    static func load() throws -> Data {
+        let anchors = try csv("anchors.csv").map { (id: Int($0[0])!, x: Double($0[1])!, y: Double($0[2])!) }
+        // ,ts,x,heading,y,rssi_1..rssi_6
+        let rows = try csv("tests/test_robot_df.csv").map { f in
+            Row(time: Int64(Double(f[1])! / 1e6), x: Double(f[2])!, y: Double(f[4])!,
+                rssi: (5..<11).map { Double(f[$0].trimmingCharacters(in: .whitespaces)) })
+        }
+        return Data(anchors: anchors, rows: rows)
+    }
+
+    static func nearestAnchor(_ data: Data, x: Double, y: Double) -> Int {
+        data.anchors.min { hypot($0.x - x, $0.y - y) < hypot($1.x - x, $1.y - y) }!.id
+    }
+
+    struct Result { var accuracy: Double; var seconds: Double; var changes: Int; var trueChanges: Int }
+
+    static func replay(_ data: Data, rule: Tuning.Rule) throws -> Result {
+        var tuning = Tuning()
+        tuning.rule = rule
+        let config = ChainConfig(
+            siteUUID: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+            stores: [.init(major: 1, name: "flat", sections: data.anchors.map { .init(minor: $0.id, name: "anchor \($0.id) cell") })],
+            gateways: data.anchors.map { .init(id: "gw-anchor-\($0.id)", store: 1, section: $0.id, position: [$0.x, $0.y]) },
+            tuning: tuning)
+        var engine = AggregationEngine(chain: try config.resolve())
+        let tag = try DeviceID("mac-00:11:22:33:44:55")
+        let gateways = try data.anchors.map { try GatewayID("gw-anchor-\($0.id)") }
+        var out: [EngineOutput] = []
+        var seq = Array(repeating: UInt64(0), count: gateways.count)
+        var correct = 0.0, total = 0.0, changes = 0, trueChanges = 0
+        var lastTruth: Int?
+        for (i, row) in data.rows.enumerated() {
+            for (a, gateway) in gateways.enumerated() {
+                let sightings = row.rssi[a].map { [Observation(device: tag, time: row.time, rssi: Int($0.rounded()), measuredPower: nil)] } ?? []
+                seq[a] += 1
+                engine.ingest(gateway: gateway, seq: seq[a], sent: row.time, observations: sightings, into: &out)
+            }
+            let truth = nearestAnchor(data, x: row.x, y: row.y)
+            if let last = lastTruth, last != truth { trueChanges += 1 }
+            lastTruth = truth
+            guard i + 1 < data.rows.count else { break }
+            let weight = Double(data.rows[i + 1].time - row.time) / 1000
+            total += weight
+            if let section = engine.current(tag)?.section, Int(engine.chain.sections[section].minor) == truth {
+                correct += weight
+            }
+        }
+        for o in out {
+            if case .transition(let t) = o, t.kind == .enter, t.section != nil, t.otherSection != nil { changes += 1 }
+        }
+        return Result(accuracy: correct / total, seconds: total, changes: changes, trueChanges: trueChanges)
+    }
+}

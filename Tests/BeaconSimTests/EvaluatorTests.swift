@@ -1,0 +1,63 @@
+import Testing
+import BeaconCore
+@testable import BeaconSim
+
+@Suite("Evaluator on hand-made cases")
+struct EvaluatorTests {
+    let dev = try! DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1")
+    let t0: Int64 = 1_000_000
+
+    func truth(_ s: Int64, _ store: StoreNumber?, _ section: SectionNumber?) -> TruthChange {
+        TruthChange(time: t0 + s * 1000, device: dev, store: store, section: section)
+    }
+    func report(_ s: Int64, _ kind: ReportedTransition.Kind, _ store: StoreNumber, _ section: SectionNumber? = nil) -> ReportedTransition {
+        ReportedTransition(time: t0 + s * 1000, device: dev, kind: kind, store: store, section: section)
+    }
+
+    @Test("a perfect report scores 100 % with zero latency")
+    func perfect() {
+        let truths = [truth(0, 1, 1), truth(100, 1, 2), truth(200, nil, nil)]
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1), report(100, .exit, 1, 1), report(100, .enter, 1, 2),
+                       report(200, .exit, 1, 2), report(200, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 400_000)
+        #expect(r.sectionAccuracy == 1 && r.storeAccuracy == 1)
+        #expect(r.enterLatencies == [0] && r.exitLatencies == [0] && r.sectionChangeLatencies == [0])
+        #expect(r.flaps == 0 && r.falseEnters == 0 && r.falseExits == 0 && r.missedEnters == 0)
+        #expect(abs(r.deviceHours - 200.0 / 3600) < 1e-9)
+    }
+
+    @Test("late reports: latencies measured, accuracy loses exactly the late time")
+    func late() {
+        let truths = [truth(0, 1, 1), truth(100, 1, 2), truth(200, nil, nil)]
+        let reports = [report(2, .enter, 1), report(2, .enter, 1, 1), report(103, .exit, 1, 1), report(103, .enter, 1, 2),
+                       report(215, .exit, 1, 2), report(215, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 400_000)
+        #expect(r.enterLatencies == [2000] && r.sectionChangeLatencies == [3000] && r.exitLatencies == [15000])
+        // 200 s inside; wrong for 2 s (not yet entered) + 3 s (old section) = 195/200.
+        #expect(abs(r.sectionAccuracy - 195.0 / 200) < 1e-9)
+        #expect(abs(r.storeAccuracy - 198.0 / 200) < 1e-9)
+    }
+
+    @Test("flaps, false exits and missed changes are counted")
+    func mistakes() {
+        let truths = [truth(0, 1, 1), truth(100, 1, 2), truth(300, nil, nil)]
+        let reports = [report(1, .enter, 1), report(1, .enter, 1, 1),
+                       // two flaps to 3 and back, unrelated to the truth
+                       report(30, .exit, 1, 1), report(30, .enter, 1, 3), report(40, .exit, 1, 3), report(40, .enter, 1, 1),
+                       // the move to 2 is never reported; a false exit and re-entry
+                       report(150, .exit, 1, 1), report(150, .exit, 1), report(160, .enter, 1), report(160, .enter, 1, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000)
+        #expect(r.flaps == 2)
+        #expect(r.missedSectionChanges == 1)
+        #expect(r.falseExits == 1 && r.falseEnters == 1)
+        #expect(r.missedExits == 1)
+        #expect(abs(r.flapsPerDeviceHour - 2 / (300.0 / 3600)) < 1e-9)
+    }
+
+    @Test("percentiles use the nearest rank")
+    func percentiles() {
+        #expect(EvaluationReport.percentile([1000, 2000, 3000, 4000], 50) == 2)
+        #expect(EvaluationReport.percentile([1000, 2000, 3000, 4000], 95) == 4)
+        #expect(EvaluationReport.percentile([], 50) == nil)
+    }
+}

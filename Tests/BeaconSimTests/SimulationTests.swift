@@ -1,0 +1,67 @@
+import Testing
+import BeaconCore
+import BeaconAggregator
+@testable import BeaconSim
+
+@Suite("Simulator")
+struct SimulationTests {
+    @Test("the default chain is 3 stores × 6 sections × 2–3 gateways and validates")
+    func defaultChain() throws {
+        let chain = try DefaultChain.config().resolve()
+        #expect(chain.stores.count == 3 && chain.sections.count == 18)
+        #expect(chain.sections.allSatisfy { (2...3).contains($0.gateways.count) })
+    }
+
+    @Test("the same seed gives the same run; another seed another")
+    func deterministic() throws {
+        let chain = try DefaultChain.config().resolve()
+        func run(_ seed: UInt64) throws -> [String] {
+            var config = SimulationConfig()
+            config.seed = seed
+            var sim = try Simulation(chain: chain, config: config)
+            var lines: [String] = []
+            for _ in 0..<20 {
+                let (batches, truth) = sim.nextWindow()
+                lines += batches.map { "\($0.gateway) \($0.seq) \($0.sightings.map { "\($0.device)@\($0.time):\($0.rssi)" })" }
+                lines += truth.map { "\($0)" }
+            }
+            return lines
+        }
+        let a = try run(7)
+        #expect(try run(7) == a)
+        #expect(try run(8) != a)
+        #expect(a.count > 300)
+    }
+
+    @Test("sightings are plausible: in range, ordered, heard mostly in the person's section")
+    func plausible() throws {
+        let chain = try DefaultChain.config().resolve()
+        var sim = try Simulation(chain: chain, config: SimulationConfig())
+        var count = 0
+        for _ in 0..<60 {
+            for b in sim.nextWindow().batches {
+                #expect(b.sightings.map(\.time) == b.sightings.map(\.time).sorted())
+                for s in b.sightings {
+                    #expect((-127...20).contains(s.rssi))
+                    #expect(s.time <= b.sent && s.time > b.sent - 1000)
+                    count += 1
+                }
+            }
+        }
+        #expect(count > 1000)
+    }
+
+    @Test("accuracy of each rule on the default scenario (figures printed; floors only guard regressions)",
+          arguments: [Tuning.Rule.hysteresis, .hmm, .nearest])
+    func accuracy(_ rule: Tuning.Rule) throws {
+        let chain = try DefaultChain.config().resolve()
+        var tuning = Tuning()
+        tuning.rule = rule
+        var config = SimulationConfig()
+        config.duration = 900
+        let r = try InProcessRun.run(chain: chain, tuning: tuning, config: config)
+        print(Report.row(rule.rawValue, r))
+        #expect(r.storeAccuracy > 0.8)
+        #expect(r.sectionAccuracy > 0.6)
+    }
+}
