@@ -31,6 +31,17 @@ struct JSONTokener: ~Copyable {
         let root = json_tokener_parse_ex(handle, start.assumingMemoryBound(to: CChar.self), Int32(clamping: bytes.count))
         let status = json_tokener_get_error(handle)
         let end = json_tokener_get_parse_end(handle)
+        if status == json_tokener_continue {
+            // A bare `null`, `true` or number could still go on; json-c decides on a NUL byte.
+            // Feed one so that a top-level scalar is named as such rather than as truncated.
+            if let scalar = json_tokener_parse_ex(handle, ("" as StaticString).cString, 1) {
+                defer { json_object_put(scalar) }
+                throw WireError(field: "", reason: .wrongType(expected: .object, found: JSONKind(of: scalar)))
+            }
+            if json_tokener_get_error(handle) == json_tokener_success {
+                throw WireError(field: "", reason: .wrongType(expected: .object, found: .null))
+            }
+        }
         guard status == json_tokener_success else {
             json_object_put(root)
             throw WireError(field: "", reason: reason(for: status, at: end, length: bytes.count))
