@@ -15,7 +15,10 @@ struct WireIdentityTests {
 
     @Test("device ids from bytes follow the same rules as from strings",
           arguments: ["ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-2", "mac-AA:BB:CC:DD:EE:FF", "", "a/b", "a+b", "a#b", "a b", "a\u{0}b", "é",
-                      String(repeating: "x", count: 96), String(repeating: "x", count: 97)])
+                      String(repeating: "x", count: 96), String(repeating: "x", count: 97),
+                      // a forbidden byte at every position of an 8-byte word, and in the tail
+                      "abcdefg/hijk", "abcdefgh+", "abcdefghijklmno#", "ABCDEFG\u{7F}", "1234567 89", "\u{1}2345678",
+                      "abcdefgh!~\"'()*", "abcdéfgh", "abcdefghijklmnopq r"])
     func deviceFromBytes(_ text: String) {
         let fromString = Result { () throws(IdentityError) in try DeviceID(text) }
         let fromBytes = Array(text.utf8).withUnsafeBufferPointer { buffer in

@@ -1,19 +1,33 @@
-/// Where a reader is in a document, kept cheap (no string) on the hot path and spelled out as a
-/// JSON path (`sightings[3].rssi`, `counters.rejects.bad_json`) only when an error needs it.
+/// Where a reader is in a document, kept trivial (no string, no reference count) because a
+/// reader is made per sighting, and spelled out as a JSON path (`sightings[3].rssi`,
+/// `counters.rejects.bad_json`) only when an error needs it.
 enum FieldPath: Sendable {
     /// The payload's top-level object.
     case root
     /// An element of a top-level array, e.g. `sightings[3]`.
     case element(of: StaticString, index: Int)
-    /// A nested object reached by name, e.g. `counters` or `counters.rejects`.
-    case member(String)
+    /// A top-level member object, e.g. `counters`.
+    case member(StaticString)
+    /// A member of a top-level member object, e.g. `counters.rejects` (BeaconNet payloads nest
+    /// objects no deeper than this).
+    case nested(StaticString, StaticString)
 
     /// The path of this object itself (`""` for the root).
     var text: String {
         switch self {
         case .root: ""
         case .element(let array, let index): "\(array)[\(index)]"
-        case .member(let path): path
+        case .member(let name): name.description
+        case .nested(let parent, let name): "\(parent).\(name)"
+        }
+    }
+
+    /// The path of an object member `key` of this object.
+    func child(_ key: StaticString) -> FieldPath {
+        switch self {
+        case .root: .member(key)
+        case .member(let parent): .nested(parent, key)
+        case .element, .nested: preconditionFailure("BeaconNet payloads do not nest objects this deep")
         }
     }
 

@@ -246,7 +246,7 @@ struct ObjectReader {
         guard json_object_get_type(value) == json_type_object else {
             throw WireError(field: path.appending(key), reason: .wrongType(expected: .object, found: JSONKind(of: value)))
         }
-        return ObjectReader(object: value, path: .member(path.appending(key)), limits: limits)
+        return ObjectReader(object: value, path: path.child(key), limits: limits)
     }
 
     /// A required array of objects of at most `limit` elements.
