@@ -75,13 +75,21 @@ struct JSONNode: ~Copyable {
         return [UInt8](UnsafeRawBufferPointer(start: text, count: length))
     }
 
+    /// A json-c string with the exact bytes of `value` (embedded NULs included).
     private static func string(_ value: String) -> OpaquePointer? {
         var value = value
         return value.withUTF8 { bytes in
-            json_object_new_string_len(
-                UnsafeRawPointer(bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start).assumingMemoryBound(to: UInt8.self))
-                    .assumingMemoryBound(to: CChar.self),
-                Int32(clamping: bytes.count))
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                json_object_new_string_len(chars.baseAddress ?? ("" as StaticString).cString, Int32(clamping: chars.count))
+            }
         }
+    }
+}
+
+extension JSONNode {
+    /// Writes a region as `"major"` and, for a section, `"minor"`.
+    func set(region: RegionScope) {
+        set("major", region.store)
+        setIfPresent("minor", region.section)
     }
 }
