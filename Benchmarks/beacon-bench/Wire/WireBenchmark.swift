@@ -11,7 +11,8 @@ struct WireBenchmark: ParsableCommand {
         discussion: """
             Target (wire issue): BeaconWire decodes at least 800 000 sightings/s on one core and at \
             least 3x Foundation's JSONDecoder on the same bytes. Each decoder runs --rounds times \
-            for --seconds each, interleaved; the best round counts (least disturbed by other load).
+            for --seconds each, interleaved; the best round is the one least disturbed by other \
+            load on the machine, the median shows how much that load moved the figures.
             """)
 
     @Option(help: "Distinct batches to generate and cycle through.")
@@ -20,14 +21,14 @@ struct WireBenchmark: ParsableCommand {
     @Option(help: "Seconds per decoder per round.")
     var seconds = 2.0
 
-    @Option(help: "Rounds; the best round of each decoder is reported.")
-    var rounds = 3
+    @Option(help: "Rounds; the best and the median round of each decoder are reported.")
+    var rounds = 5
 
     @Option(help: "Time only this decoder (bare, wire or foundation), e.g. under perf.")
     var only: Decoder?
 
     /// The decoders compared.
-    enum Decoder: String, ExpressibleByArgument, CaseIterable {
+    enum Decoder: String, ExpressibleByArgument, CaseIterable, Hashable {
         case bare, wire, foundation
     }
 
@@ -57,7 +58,7 @@ struct WireBenchmark: ParsableCommand {
             else { throw ValidationError("decoders disagree on the corpus") }
         }
 
-        var best = (bare: 0.0, wire: 0.0, foundation: 0.0)
+        var rates: [Decoder: [Double]] = [:]
         var checksum = 0
         for round in 1...rounds {
             let bareRate = measure(.bare) {
@@ -89,22 +90,32 @@ struct WireBenchmark: ParsableCommand {
             }
             checksum &+= bareRate.checksum &+ wireRate.checksum &+ foundationRate.checksum
             print("round \(round): bare \(formatRate(bareRate.rate)), BeaconWire \(formatRate(wireRate.rate)), Foundation \(formatRate(foundationRate.rate))")
-            best = (
-                max(best.bare, bareRate.rate.isNaN ? 0 : bareRate.rate), max(best.wire, wireRate.rate.isNaN ? 0 : wireRate.rate),
-                max(best.foundation, foundationRate.rate.isNaN ? 0 : foundationRate.rate))
+            for (decoder, rate) in [(Decoder.bare, bareRate.rate), (.wire, wireRate.rate), (.foundation, foundationRate.rate)] where rate.isFinite {
+                rates[decoder, default: []].append(rate)
+            }
         }
 
+        let best = rates.mapValues { $0.max() ?? .nan }
+        let median = rates.mapValues { values in values.sorted()[values.count / 2] }
         print("")
-        print("decoder                     sightings/s   batches/s")
-        for (name, rate) in [("bare json-c (baseline)", best.bare), ("BeaconWire", best.wire), ("Foundation JSONDecoder", best.foundation)] {
-            print(name.padding(toLength: 26, withPad: " ", startingAt: 0)
-                + formatRate(rate).leftPadded(14) + String(Int(rate / Double(perBatch))).leftPadded(12))
+        print("decoder (one thread)      best sightings/s  median sightings/s  batches/s (best)")
+        for (decoder, name) in [(Decoder.bare, "bare json-c (baseline)"), (.wire, "BeaconWire"), (.foundation, "Foundation JSONDecoder")] {
+            let top = best[decoder] ?? .nan
+            print(name.padding(toLength: 24, withPad: " ", startingAt: 0)
+                + formatRate(top).leftPadded(18) + formatRate(median[decoder] ?? .nan).leftPadded(20)
+                + (top.isFinite ? String(Int(top / Double(perBatch))) : "—").leftPadded(18))
         }
         print("")
-        print("BeaconWire / Foundation   \(String(format: "%.2f", best.wire / best.foundation))×   (target ≥ 3×)")
-        print("BeaconWire / bare json-c  \(String(format: "%.2f", best.wire / best.bare))×")
-        print("BeaconWire ≥ 800 000/s    \(best.wire >= 800_000 ? "yes" : "no")")
+        let wireBest = best[.wire] ?? .nan
+        print("BeaconWire / Foundation   \(ratio(wireBest, best[.foundation]))   (target ≥ 3×)")
+        print("BeaconWire / bare json-c  \(ratio(wireBest, best[.bare]))")
+        print("BeaconWire ≥ 800 000/s    \(wireBest >= 800_000 ? "yes" : "no")")
         if checksum == 42 { print("") }  // keeps the measured work observable
+    }
+
+    private func ratio(_ numerator: Double, _ denominator: Double?) -> String {
+        guard let denominator, numerator.isFinite, denominator.isFinite, denominator > 0 else { return "—" }
+        return String(format: "%.2f×", numerator / denominator)
     }
 
     private func measure(_ decoder: Decoder, _ body: () -> (items: Int, checksum: Int)) -> (rate: Double, checksum: Int) {
