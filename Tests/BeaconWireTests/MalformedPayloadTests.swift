@@ -69,6 +69,7 @@ struct MalformedPayloadTests {
     static let cases: [Bad] = [
         // Not JSON, or not all of it.
         Bad("empty payload", "", "", .invalidJSON(offset: 0, description: "unexpected end of data")),
+        Bad("whitespace only", " \n\t", "", .invalidJSON(offset: 3, description: "unexpected end of data")),
         Bad("truncated JSON", #"{"v":1,"gw":"gw-12-3","seq":7"#, "", .invalidJSON(offset: 29, description: "unexpected end of data")),
         Bad("trailing garbage", #"{"v":1} x"#, "", .invalidJSON(offset: 8, description: "unexpected character")),
         Bad("trailing comma", #"{"v":1,}"#, "", .invalidJSON(offset: 7, description: "unexpected character")),

@@ -41,9 +41,6 @@ public struct TopicScheme: Hashable, Sendable {
         self.rootLevels = levels ?? root.split(separator: "/", omittingEmptySubsequences: false)
     }
 
-    public static func == (lhs: TopicScheme, rhs: TopicScheme) -> Bool { lhs.root == rhs.root }
-    public func hash(into hasher: inout Hasher) { hasher.combine(root) }
-
     /// The topic string for `topic`, e.g. `beaconnet/sightings/12/gw-12-3`.
     public func string(for topic: Topic) -> String {
         switch topic {
