@@ -11,8 +11,9 @@ struct WireBenchmark: ParsableCommand {
         discussion: """
             Target (wire issue): BeaconWire decodes at least 800 000 sightings/s on one core and at \
             least 3x Foundation's JSONDecoder on the same bytes. Each decoder runs --rounds times \
-            for --seconds each, interleaved; the best round is the one least disturbed by other \
-            load on the machine, the median shows how much that load moved the figures.
+            for --seconds each, interleaved, each time in a forked child so that every \
+            measurement starts from the same heap; the best round is the one least disturbed by \
+            other load on the machine, the median shows how much that load moved the figures.
             """)
 
     @Option(help: "Distinct batches to generate and cycle through.")
@@ -120,7 +121,7 @@ struct WireBenchmark: ParsableCommand {
 
     private func measure(_ decoder: Decoder, _ body: () -> (items: Int, checksum: Int)) -> (rate: Double, checksum: Int) {
         guard only == nil || only == decoder else { return (.nan, 0) }
-        return throughput(seconds: seconds, body)
+        return isolated { throughput(seconds: seconds, body) }
     }
 
     private static func timestamp() -> String {
