@@ -48,9 +48,9 @@ let package = Package(
             swiftSettings: strict),
 
         // The aggregator's engine (pure: config, filters, decisions) and, later, its service.
-        .target(name: "BeaconAggregator", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .target(name: "BeaconAggregator", dependencies: ["BeaconCore", "BeaconWire"], swiftSettings: strict),
         // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
-        .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconAggregator"], swiftSettings: strict),
+        .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconAggregator", "BeaconWire"], swiftSettings: strict),
 
         .executableTarget(
             name: "beacon-edge",
@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-sim",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconSim", "BeaconAggregator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -90,7 +90,7 @@ let package = Package(
         // A real mosquitto on a free loopback port, for integration tests (never a mock broker).
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
 
-        .testTarget(name: "BeaconAggregatorTests", dependencies: ["BeaconAggregator", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "BeaconAggregatorTests", dependencies: ["BeaconAggregator", "BeaconCore", "BeaconWire"], swiftSettings: strict),
         .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconAggregator", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(

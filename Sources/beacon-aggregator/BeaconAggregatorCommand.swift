@@ -11,5 +11,5 @@ struct BeaconAggregatorCommand: ParsableCommand {
             The MQTT service (run) and trace replay land with the aggregator issue; check-config \
             works today.
             """,
-        subcommands: [CheckConfig.self])
+        subcommands: [CheckConfig.self, Replay.self])
 }

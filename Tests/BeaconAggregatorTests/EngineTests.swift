@@ -213,3 +213,18 @@ struct EngineTests {
         #expect(d.transitions.count >= 10, "the baseline flaps: that is why it is only a baseline")
     }
 }
+
+@Suite("Engine event quality")
+struct EngineQualityTests {
+    @Test("events at a section change describe the new section, with its confidence", arguments: [Tuning.Rule.hysteresis, .hmm])
+    func confidenceOfNewSection(_ rule: Tuning.Rule) throws {
+        let t0: Int64 = 1_790_000_000_000
+        var d = Driver(try Fixture.engine { $0.rule = rule; $0.dwellSeconds = 1 })
+        d.hear(Fixture.phone, ["gw-a": -55, "gw-b": -80], from: t0, to: t0 + 5000)
+        d.clear()
+        d.hear(Fixture.phone, ["gw-a": -80, "gw-b": -55], from: t0 + 5000, to: t0 + 15000)
+        let enter = try #require(d.transitionEvents.first { $0.kind == .enter })
+        #expect(enter.confidence > 0.5, "the new section leads clearly: confidence \(enter.confidence)")
+        #expect(enter.proximity != .unknown && enter.accuracy != nil)
+    }
+}

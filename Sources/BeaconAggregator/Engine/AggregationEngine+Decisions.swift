@@ -156,6 +156,8 @@ extension AggregationEngine {
         tracks[ti].section = section
         tracks[ti].sectionSince = t
         tracks[ti].challenger = -1
+        // The events describe the new section: how sure we are of *it*, how near its gateway is.
+        if tuning.rule != .hmm { updateQuality(ti, evidence(ti, at: t)) }
         sectionCount[section] += 1
         dirtySections.insert(section)
         if chain.sections[section].notifyOnEntry {

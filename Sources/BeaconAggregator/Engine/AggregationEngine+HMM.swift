@@ -9,8 +9,8 @@ extension AggregationEngine {
         let current = tracks[ti].section
         let p = tracks[ti].posterior
         guard current >= 0, let c = model.local[current] else {
-            changeSection(ti, to: model.sections[top], at: t, into: &out)
             tracks[ti].confidence = p[top]
+            changeSection(ti, to: model.sections[top], at: t, into: &out)
             return
         }
         tracks[ti].confidence = p[c]
@@ -24,8 +24,8 @@ extension AggregationEngine {
             tracks[ti].challengerSince = t
         }
         if t - tracks[ti].challengerSince >= Int64(tuning.dwellSeconds * 1000) {
-            changeSection(ti, to: challenger, at: t, into: &out)
             tracks[ti].confidence = p[top]
+            changeSection(ti, to: challenger, at: t, into: &out)
         }
     }
 

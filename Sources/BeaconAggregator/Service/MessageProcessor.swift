@@ -1,0 +1,199 @@
+public import BeaconCore
+public import BeaconWire
+
+/// Everything the aggregator does with one incoming message, synchronously and deterministically:
+/// parse and validate the topic and payload, feed the engine, and turn its decisions into the
+/// messages to publish. The live service and `beacon-aggregator replay` both run this, so a
+/// recorded trace replays to exactly what the service would have published.
+///
+/// Not thread-safe; the service keeps it behind a lock.
+public struct MessageProcessor {
+    /// The engine.
+    public private(set) var engine: AggregationEngine
+    /// Topic names.
+    public let scheme: TopicScheme
+    /// This instance's id (status and rejects topics).
+    public let aggregator: AggregatorID
+    /// Stores this instance owns.
+    public let stores: StoreSelection
+    /// How long a retained `outside` state lives before the broker drops it, seconds.
+    public var outsideStateExpiry: UInt32 = 3600
+    /// Counters for the status topic.
+    public private(set) var counters = Counters()
+    let decoder: WireDecoder
+    var rejectWindow: (second: Int64, copies: Int) = (0, 0)
+
+    /// At most this many rejects per second are copied to the dead-letter topic; the rest are counted.
+    public static let rejectCopiesPerSecond = 20
+    /// Sightings may be this much older than their batch's `sent`, ms (a batch window plus slack).
+    public static let maxSightingAge: Int64 = 60_000
+    /// ...and this much newer (clock jitter inside one edge), ms.
+    public static let maxSightingLead: Int64 = 2_000
+    /// A batch `sent` further than this ahead of the aggregator's clock is refused, ms: one wrong
+    /// gateway clock must not drag the watermark forward and exit everyone.
+    public static let maxFuture: Int64 = 30_000
+
+    /// What the status topic reports.
+    public struct Counters: Sendable, Equatable {
+        /// Messages received.
+        public var messages: UInt64 = 0
+        /// Sightings accepted into the engine.
+        public var sightings: UInt64 = 0
+        /// Rejected messages (or sightings) by reason code.
+        public var rejects: [String: UInt64] = [:]
+        /// Rejects not copied to the dead-letter topic because of its rate limit.
+        public var rejectCopiesSuppressed: UInt64 = 0
+        /// Messages on topics this aggregator does not handle (ignored, not errors).
+        public var ignored: UInt64 = 0
+    }
+
+    /// What became of one message, for logging.
+    public enum Verdict: Sendable, Equatable {
+        /// Processed.
+        case accepted
+        /// Not ours (another instance's store, another kind of topic).
+        case ignored
+        /// Refused: reason code and a sentence naming what was wrong and where.
+        case rejected(reason: String, detail: String)
+    }
+
+    public init(chain: Chain, scheme: TopicScheme, aggregator: AggregatorID, stores: StoreSelection = .all) {
+        engine = AggregationEngine(chain: chain)
+        self.scheme = scheme
+        self.aggregator = aggregator
+        self.stores = stores
+        decoder = WireDecoder()
+    }
+
+    /// Handles one message. `now` is the aggregator's clock (Unix ms) in the live service, nil in a
+    /// replay (where only event time exists). Messages to publish are appended to `out`.
+    @discardableResult
+    public mutating func handle(topic: String, payload: [UInt8], now: Int64?, into out: inout [Outbound]) -> Verdict {
+        counters.messages += 1
+        let parsed: Topic
+        do {
+            parsed = try scheme.parse(topic)
+        } catch {
+            return reject(topic: topic, reason: error.reason.code, detail: error.description, payload: payload, now: now, into: &out)
+        }
+        switch parsed {
+        case .sightings(let store, let gateway):
+            return sightings(topic: topic, store: store, gateway: gateway, payload: payload, now: now, into: &out)
+        case .gatewayStatus(let gateway):
+            guard let index = engine.chain.gatewayIndex[gateway],
+                  stores.contains(engine.chain.stores[engine.chain.gateways[index].store].major) else {
+                counters.ignored += 1
+                return .ignored
+            }
+            let status: GatewayStatus
+            do {
+                status = try decoder.decode(GatewayStatus.self, from: payload)
+            } catch {
+                return reject(topic: topic, reason: error.reason.code, detail: error.description, field: error.field, payload: payload, now: now, into: &out)
+            }
+            guard status.gateway == gateway else {
+                return reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(status.gateway) ≠ topic gateway \(gateway)", field: "gw", payload: payload, now: now, into: &out)
+            }
+            var outputs: [EngineOutput] = []
+            let time = status.time ?? now ?? engine.latestEventTime
+            engine.gatewayStatus(gateway, online: status.state == .online, at: time == .min ? 0 : time, into: &outputs)
+            publish(outputs, into: &out)
+            return .accepted
+        default:
+            counters.ignored += 1
+            return .ignored
+        }
+    }
+
+    mutating func sightings(topic: String, store: StoreNumber, gateway: GatewayID, payload: [UInt8], now: Int64?,
+                            into out: inout [Outbound]) -> Verdict {
+        guard stores.contains(store) else {
+            counters.ignored += 1
+            return .ignored
+        }
+        let chain = engine.chain
+        guard let g = chain.gatewayIndex[gateway] else {
+            return reject(topic: topic, reason: "unknown_gateway", detail: "gateway \(gateway) is not in the chain config", payload: payload, now: now, into: &out)
+        }
+        let configured = chain.stores[chain.gateways[g].store].major
+        guard configured == store else {
+            return reject(topic: topic, reason: "store_mismatch", detail: "gateway \(gateway) is installed in store \(configured), not \(store)", payload: payload, now: now, into: &out)
+        }
+        let batch: SightingBatch
+        do {
+            batch = try decoder.decode(SightingBatch.self, from: payload)
+        } catch {
+            return reject(topic: topic, reason: error.reason.code, detail: error.description, field: error.field, payload: payload, now: now, into: &out)
+        }
+        guard batch.gateway == gateway else {
+            return reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(batch.gateway) ≠ topic gateway \(gateway): spoofed or misconfigured edge", field: "gw", payload: payload, now: now, into: &out)
+        }
+        if let now, batch.sent > now + Self.maxFuture {
+            return reject(topic: topic, reason: "future_time", detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "sent", payload: payload, now: now, into: &out)
+        }
+        // One absurd timestamp costs that sighting, not its batch.
+        var observations: [Observation] = []
+        observations.reserveCapacity(batch.sightings.count)
+        var badTime = 0
+        for s in batch.sightings {
+            if s.time < batch.sent - Self.maxSightingAge || s.time > batch.sent + Self.maxSightingLead {
+                badTime += 1
+                continue
+            }
+            observations.append(Observation(device: s.device, time: s.time, rssi: s.rssi, measuredPower: s.txPower))
+        }
+        if badTime > 0 {
+            _ = reject(topic: topic, reason: "sighting_time", detail: "\(badTime) sighting(s) more than 60 s before or 2 s after the batch's sent time were dropped", field: "sightings[].t", payload: payload, now: now, into: &out)
+        }
+        var outputs: [EngineOutput] = []
+        if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, observations: observations, into: &outputs) == .accepted {
+            counters.sightings += UInt64(observations.count)
+        }
+        publish(outputs, into: &out)
+        return badTime > 0 ? .rejected(reason: "sighting_time", detail: "\(badTime) sighting(s) dropped") : .accepted
+    }
+
+    /// Lets time pass with no traffic (the service's clock, or the end of a replay).
+    public mutating func advance(to time: Int64, into out: inout [Outbound]) {
+        var outputs: [EngineOutput] = []
+        engine.advance(to: time, into: &outputs)
+        publish(outputs, into: &out)
+    }
+
+    /// Restores device states read back at start-up (retained topics or a snapshot file); states
+    /// of stores this instance does not own are left alone. Returns how many were restored.
+    @discardableResult
+    public mutating func restore(_ states: [DeviceState]) -> Int {
+        let restored: [RestoredState] = states.compactMap { s in
+            guard s.presence != .outside, let region = s.region, stores.contains(region.store) else { return nil }
+            return RestoredState(
+                device: s.device, state: s.presence == .inside ? .inside : .unknown, store: region.store,
+                section: region.section, since: s.since, lastSeen: s.lastSeen, sequence: s.sequence)
+        }
+        let skipped = engine.restore(restored)
+        return restored.count - skipped.count
+    }
+
+    /// The current state of every device not outside, as retained-state payloads (the snapshot).
+    public func snapshot() -> [DeviceState] {
+        engine.currentStates().map { deviceState($0) }
+    }
+
+    mutating func reject(topic: String, reason: String, detail: String, field: String? = nil, payload: [UInt8], now: Int64?,
+                         into out: inout [Outbound]) -> Verdict {
+        counters.rejects[reason, default: 0] += 1
+        // Event time in a replay; before the first valid message there is none, so the earliest
+        // time the wire accepts stands in.
+        let time = now ?? max(engine.latestEventTime, WireLimits.default.timeRange.lowerBound)
+        let second = time / 1000
+        if rejectWindow.second != second { rejectWindow = (second, 0) }
+        if rejectWindow.copies < Self.rejectCopiesPerSecond {
+            rejectWindow.copies += 1
+            let copy = Reject(topic: topic, reason: reason, field: field, detail: detail, time: time, payloadPrefix: Reject.prefix(of: payload))
+            out.append(Outbound(topic: scheme.string(for: .rejects(aggregator)), payload: copy.encoded(), delivery: .event))
+        } else {
+            counters.rejectCopiesSuppressed += 1
+        }
+        return .rejected(reason: reason, detail: detail)
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a trace in the format `mosquitto_sub -v` writes: one message per line, the topic, one
+/// space, the payload. Streams the file (traces can be large); payload bytes are passed through
+/// untouched, so invalid UTF-8 reaches the validator as it was recorded.
+public struct TraceReader: ~Copyable {
+    private let file: UnsafeMutablePointer<FILE>
+    private var buffer: UnsafeMutablePointer<CChar>?
+    private var capacity = 0
+    /// 1-based number of the line last read.
+    public private(set) var lineNumber = 0
+
+    /// Opens `path` (`-` for standard input); throws with errno's text.
+    public init(path: String) throws(TraceError) {
+        if path == "-" {
+            guard let f = fdopen(0, "rb") else {
+                throw TraceError.cannotOpen(path: "standard input", reason: String(cString: strerror(errno)))
+            }
+            file = f
+        } else {
+            guard let f = fopen(path, "rb") else {
+                throw TraceError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            }
+            file = f
+        }
+    }
+
+    deinit {
+        fclose(file)
+        free(buffer)
+    }
+
+    /// One line of the trace.
+    public struct Line: Sendable {
+        /// The topic (everything before the first space).
+        public var topic: String
+        /// The payload bytes (everything after it, without the line end).
+        public var payload: [UInt8]
+    }
+
+    /// The next line; nil at the end. A line without a space yields an error for that line only.
+    public mutating func next() -> Result<Line, TraceError>? {
+        let count = getline(&buffer, &capacity, file)
+        guard count >= 0, let buffer else { return nil }
+        lineNumber += 1
+        var length = count
+        while length > 0, buffer[length - 1] == 0x0A || buffer[length - 1] == 0x0D { length -= 1 }
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
+        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else {
+            return .failure(.badLine(line: lineNumber, reason: length == 0 ? "empty line" : "no space between topic and payload"))
+        }
+        let topic = String(decoding: bytes[..<space], as: UTF8.self)
+        return .success(Line(topic: topic, payload: Array(bytes[(space + 1)...])))
+    }
+}
+
+/// A trace that cannot be read, or one bad line of it.
+public enum TraceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file cannot be opened.
+    case cannotOpen(path: String, reason: String)
+    /// A line is not `topic payload`.
+    case badLine(line: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): return "cannot open trace \(path): \(reason)"
+        case .badLine(let line, let reason): return "trace line \(line): \(reason); skipped"
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import BeaconCore
+public import BeaconWire
+
+/// The ground-truth file: one JSON object per line, `{"t":ms,"dev":"…","major":101,"minor":3}`,
+/// `major`/`minor` null when the device is outside every store. One line per change.
+public enum TruthFile {
+    /// One line for a change.
+    public static func line(_ change: TruthChange) -> String {
+        let major = change.store.map(String.init) ?? "null"
+        let minor = change.section.map(String.init) ?? "null"
+        return "{\"t\":\(change.time),\"dev\":\"\(change.device.rawValue)\",\"major\":\(major),\"minor\":\(minor)}"
+    }
+
+    /// Reads a truth file; a bad line throws with its number.
+    public static func read(path: String) throws -> [TruthChange] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var changes: [TruthChange] = []
+        for (n, line) in text.split(whereSeparator: \.isNewline).enumerated() {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let t = (object["t"] as? NSNumber)?.int64Value, let dev = object["dev"] as? String,
+                  let device = try? DeviceID(dev)
+            else { throw EvaluationInputError(file: path, line: n + 1, reason: "not a truth line {\"t\",\"dev\",\"major\",\"minor\"}") }
+            let major = (object["major"] as? NSNumber).map { StoreNumber(truncatingIfNeeded: $0.intValue) }
+            let minor = (object["minor"] as? NSNumber).map { SectionNumber(truncatingIfNeeded: $0.intValue) }
+            changes.append(TruthChange(time: t, device: device, store: major, section: minor))
+        }
+        return changes
+    }
+
+    /// Reads the aggregator's events from a `topic payload` trace (a `mosquitto_sub -v` recording
+    /// or `beacon-aggregator replay` output); other topics are skipped, bad event lines reported.
+    public static func readEvents(path: String, scheme: TopicScheme) throws -> (events: [ReportedTransition], last: Int64) {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var events: [ReportedTransition] = []
+        var last: Int64 = .min
+        for (n, line) in text.split(whereSeparator: \.isNewline).enumerated() {
+            guard let space = line.firstIndex(of: " ") else { continue }
+            guard let topic = try? scheme.parse(String(line[..<space])) else { continue }
+            let payload = Array(line[line.index(after: space)...].utf8)
+            switch topic {
+            case .event:
+                guard let e = try? RegionEvent.decode(payload) else {
+                    throw EvaluationInputError(file: path, line: n + 1, reason: "an event payload that does not decode")
+                }
+                events.append(ReportedTransition(time: e.time, device: e.device, kind: e.kind == .enter ? .enter : .exit,
+                                                 store: e.region.store, section: e.region.section))
+                last = max(last, e.time)
+            case .deviceState:
+                if let s = try? DeviceState.decode(payload) { last = max(last, s.lastSeen) }
+            default:
+                continue
+            }
+        }
+        return (events, last)
+    }
+}
+
+/// An evaluation input that cannot be used.
+public struct EvaluationInputError: Error, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var reason: String
+    public var description: String { "\(file):\(line): \(reason)" }
+}

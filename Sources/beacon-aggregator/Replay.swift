@@ -1,0 +1,118 @@
+import ArgumentParser
+import BeaconAggregator
+import BeaconCore
+import BeaconWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beacon-aggregator replay --config FILE TRACE`: runs a recorded trace (`mosquitto_sub -v`
+/// format) through the same validation and engine as the live service, in event time, as fast as
+/// the CPU allows, and prints every message the service would publish, in the same format.
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay a recorded sightings trace and print what the aggregator would publish.",
+        discussion: """
+            Record a trace with: mosquitto_sub -v -t 'beaconnet/sightings/#' -t 'beaconnet/gateways/+/status' > trace.txt
+            Output lines are 'topic payload', like mosquitto_sub -v; problems go to standard error.
+            """)
+
+    @Option(help: "The chain config (JSON).")
+    var config: String
+
+    @Argument(help: "The trace file, or - for standard input.")
+    var trace: String
+
+    @Option(help: "Only these stores, e.g. 1-250,300 (as a live instance with --stores).")
+    var stores: String?
+
+    @Option(help: "Aggregator id used in reject topics.")
+    var id = "replay"
+
+    @Option(help: "Topic root.")
+    var topicRoot = "beaconnet"
+
+    @Option(help: "After the trace, let this many seconds of event time pass (exits of devices still inside).")
+    var drain: Double = 0
+
+    func run() throws {
+        let chain: Chain
+        do {
+            chain = try ChainConfig.load(path: config).resolve()
+        } catch {
+            FileHandleStderr.write("\(error)\n")
+            throw ExitCode(2)
+        }
+        let selection: StoreSelection
+        do { selection = try stores.map { try StoreSelection(parsing: $0) } ?? .all } catch {
+            throw ValidationError("\(error)")
+        }
+        let scheme: TopicScheme
+        let aggregator: AggregatorID
+        do {
+            scheme = try TopicScheme(root: topicRoot)
+            aggregator = try AggregatorID(id)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var processor = MessageProcessor(chain: chain, scheme: scheme, aggregator: aggregator, stores: selection)
+        var reader: TraceReader
+        do { reader = try TraceReader(path: trace) } catch {
+            FileHandleStderr.write("\(error)\n")
+            throw ExitCode(2)
+        }
+        var out: [Outbound] = []
+        var output = BufferedStdout()
+        while let line = reader.next() {
+            switch line {
+            case .failure(let error):
+                FileHandleStderr.write("\(error)\n")
+            case .success(let line):
+                let verdict = processor.handle(topic: line.topic, payload: line.payload, now: nil, into: &out)
+                if case .rejected(let reason, let detail) = verdict {
+                    FileHandleStderr.write("trace line \(reader.lineNumber): rejected (\(reason)): \(detail)\n")
+                }
+            }
+            for o in out { output.line(o.traceLine) }
+            out.removeAll(keepingCapacity: true)
+        }
+        if drain > 0, processor.engine.latestEventTime != .min {
+            processor.advance(to: processor.engine.latestEventTime + Int64(drain * 1000), into: &out)
+            for o in out { output.line(o.traceLine) }
+        }
+        output.flush()
+        let c = processor.counters
+        FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " \(c.rejects.sorted { $0.key < $1.key })"), \(processor.engine.statistics.transitions) transitions\n")
+    }
+}
+
+/// Standard error, unbuffered, for problems.
+enum FileHandleStderr {
+    static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Standard output through a large buffer: replay prints many lines.
+struct BufferedStdout {
+    var buffer: [UInt8] = []
+
+    mutating func line(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        buffer.append(0x0A)
+        if buffer.count > 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

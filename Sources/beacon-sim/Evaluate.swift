@@ -1,0 +1,34 @@
+import ArgumentParser
+import BeaconSim
+import BeaconWire
+
+/// `beacon-sim evaluate`: scores the aggregator's events against the ground truth.
+struct Evaluate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Score aggregator events against the ground truth; print the table.",
+        discussion: "EVENTS is a 'topic payload' file: a mosquitto_sub -v recording of beaconnet/events/# or beacon-aggregator replay output.")
+
+    @Option(help: "Ground truth written by beacon-sim run.")
+    var truth: String
+
+    @Option(help: "The aggregator's events ('topic payload' lines).")
+    var events: String
+
+    @Option(help: "Row label.")
+    var label = "beaconnet"
+
+    @Option(help: "Topic root.")
+    var topicRoot = "beaconnet"
+
+    @Option(help: "End of the scored period, Unix ms (default: the last truth or event time).")
+    var end: Int64?
+
+    func run() throws {
+        let truths = try TruthFile.read(path: truth)
+        let (reported, last) = try TruthFile.readEvents(path: events, scheme: try TopicScheme(root: topicRoot))
+        let end = end ?? max(truths.map(\.time).max() ?? 0, last)
+        let report = Evaluator.evaluate(truth: truths, reported: reported, end: end)
+        print(Report.header)
+        print(Report.row(label, report))
+    }
+}

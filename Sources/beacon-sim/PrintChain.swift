@@ -1,0 +1,21 @@
+import ArgumentParser
+import BeaconAggregator
+import BeaconSim
+import Foundation
+
+/// `beacon-sim chain`: prints the generated default chain config, so the aggregator can be given
+/// the very chain the simulator walks in.
+struct PrintChain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chain", abstract: "Print the default simulated chain config (JSON) for beacon-aggregator.")
+
+    @Option(help: "Number of stores (majors from 101).")
+    var stores = 3
+
+    func run() throws {
+        guard (1...500).contains(stores) else { throw ValidationError("--stores must be 1…500") }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(DefaultChain.config(stores: stores)), as: UTF8.self))
+    }
+}

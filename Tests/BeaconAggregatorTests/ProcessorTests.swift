@@ -1,0 +1,152 @@
+import Testing
+import BeaconCore
+import BeaconWire
+@testable import BeaconAggregator
+
+@Suite("Message validation")
+struct ProcessorTests {
+    static let t0: Int64 = 1_790_000_000_000
+
+    static func processor() throws -> MessageProcessor {
+        MessageProcessor(chain: try Fixture.config().resolve(), scheme: .standard, aggregator: try AggregatorID("agg-test"))
+    }
+
+    /// Valid traffic: the phone heard in section 10 for 8 s, then in 20 for 8 s.
+    static func validTraffic() -> [(String, [UInt8])] {
+        var messages: [(String, [UInt8])] = []
+        var seq: [String: UInt64] = [:]
+        for second in 0..<16 {
+            for (gw, level) in [("gw-a", second < 8 ? -58 : -78), ("gw-b", second < 8 ? -79 : -57)] {
+                let sent = t0 + Int64(second + 1) * 1000
+                let sightings = (0..<4).map { k in
+                    Sighting(device: Fixture.phone, time: t0 + Int64(second) * 1000 + Int64(k) * 250, rssi: level, txPower: -59)
+                }
+                let s = seq[gw, default: 0]
+                seq[gw] = s + 1
+                let batch = SightingBatch(gateway: try! GatewayID(gw), sequence: s, sent: sent, sightings: sightings)
+                messages.append(("beaconnet/sightings/1/\(gw)", batch.encoded()))
+            }
+        }
+        return messages
+    }
+
+    static func text(_ s: String) -> [UInt8] { Array(s.utf8) }
+    static let goodSighting = #"{"dev":"mac-AA:BB:CC:DD:EE:02","t":1790000000500,"rssi":-60}"#
+
+    /// Each bad message: topic, payload, expected reason code.
+    static let bad: [(String, Bytes, String)] = badMessages.map { ($0.0, Bytes($0.1), $0.2) }
+    static let badMessages: [(String, [UInt8], String)] = [
+        ("beaconnet/sightings/1/gw-zz", text(#"{"v":1,"gw":"gw-zz","seq":1,"sent":1790000001000,"sightings":[]}"#), "unknown_gateway"),
+        ("beaconnet/sightings/1/gw-a", text(#"{"v":1,"gw":"gw-c","seq":1,"sent":1790000001000,"sightings":[]}"#), "gateway_mismatch"),
+        ("beaconnet/sightings/2/gw-a", text(#"{"v":1,"gw":"gw-a","seq":1,"sent":1790000001000,"sightings":[]}"#), "store_mismatch"),
+        ("beaconnet/sightings/1/gw-a", text(#"{"v":1,"gw":"gw-a","seq":900,"sent":1790000001000,"sightings":[{"dev":"mac-AA:BB:CC:DD:EE:02","t":1790000000500,"rssi":45}]}"#), "out_of_range"),
+        ("beaconnet/sightings/1/gw-a", text(#"{"v":1,"gw":"gw-a","seq":901,"sent":1790000001000,"sightings":[{"dev":"mac-AA:BB:CC:DD:EE:02","t":1790000000500,"rssi":-60,"tx":99}]}"#), "out_of_range"),
+        ("beaconnet/sightings/1/gw-a", text(#"{"v":1,"gw":"gw-a","seq":902,"sent":1790000001000,"sightings":[{"dev":"a/b","t":1790000000500,"rssi":-60}]}"#), "invalid_identity"),
+        ("beaconnet/sightings/1/gw-a", [UInt8](repeating: 0x20, count: 1 << 20), "payload_too_large"),
+        ("beaconnet/sightings/1/gw-a", text(#"{"v":1,"gw":"gw-a","seq":3,"#), "invalid_json"),
+        ("beaconnet/sightings/1/gw-a", text("not json at all"), "invalid_json"),
+        ("beaconnet/sightings/1/gw-a", text(#"{"v":2,"gw":"gw-a","seq":1,"sent":1790000001000,"sightings":[]}"#), "unsupported_version"),
+        ("beaconnet/sightings/1/gw-a", [0x7B, 0x22, 0x76, 0x22, 0x3A, 0x31, 0x2C, 0x22, 0x67, 0x77, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D], "invalid_utf8"),
+        ("beaconnet/sightings/1/gw+a", text(#"{}"#), "forbidden_topic_character"),
+        ("beaconnet/sightings/99999/gw-a", text(#"{}"#), "invalid_topic_number"),
+        ("beaconnet/sightings/1/gw-a", text(#"{"v":1,"gw":"gw-a","seq":904,"sent":1790000001000,"sightings":[{"dev":"mac-AA:BB:CC:DD:EE:02","t":1700000000000,"rssi":-60}]}"#), "sighting_time"),
+    ]
+
+    @Test("every malformed or spoofed message is rejected with its reason", arguments: bad)
+    func rejected(_ topic: String, _ bytes: Bytes, _ reason: String) throws {
+        let payload = bytes.bytes
+        var p = try Self.processor()
+        var out: [Outbound] = []
+        let verdict = p.handle(topic: topic, payload: payload, now: nil, into: &out)
+        guard case .rejected(let got, let detail) = verdict else {
+            Issue.record("accepted: \(verdict)")
+            return
+        }
+        #expect(got == reason, "\(detail)")
+        #expect(p.counters.rejects[reason] == 1)
+        let copy = try #require(out.first { $0.topic == "beaconnet/rejects/agg-test" })
+        let decoded = try Reject.decode(copy.payload)
+        #expect(decoded.reason == reason && decoded.topic == topic)
+    }
+
+    @Test("bad messages interleaved with valid traffic change nothing about the valid traffic's output")
+    func validTrafficUnchanged() throws {
+        var alone = try Self.processor()
+        var expected: [Outbound] = []
+        for (topic, payload) in Self.validTraffic() { alone.handle(topic: topic, payload: payload, now: nil, into: &expected) }
+        #expect(expected.contains { $0.topic == "beaconnet/events/1/20/enter" })
+
+        var mixed = try Self.processor()
+        var got: [Outbound] = []
+        for (i, (topic, payload)) in Self.validTraffic().enumerated() {
+            let (badTopic, badPayload, _) = Self.badMessages[i % Self.badMessages.count]
+            // Bad messages do not count towards the valid gateway's sequence, so use fresh seqs where they parse.
+            mixed.handle(topic: badTopic, payload: badPayload, now: nil, into: &got)
+            mixed.handle(topic: topic, payload: payload, now: nil, into: &got)
+        }
+        let valid = got.filter { !$0.topic.hasPrefix("beaconnet/rejects/") }
+        #expect(valid == expected)
+        #expect(mixed.counters.rejects.values.reduce(0, +) == UInt64(Self.validTraffic().count))
+        #expect(mixed.counters.sightings == alone.counters.sightings)
+    }
+
+    @Test("a batch from the future (a broken gateway clock) is refused in live mode")
+    func futureBatch() throws {
+        var p = try Self.processor()
+        var out: [Outbound] = []
+        let batch = Self.text(#"{"v":1,"gw":"gw-a","seq":1,"sent":1790000100000,"sightings":[]}"#)
+        let verdict = p.handle(topic: "beaconnet/sightings/1/gw-a", payload: batch, now: Self.t0, into: &out)
+        #expect(verdict == .rejected(reason: "future_time", detail: "sent 1790000100000 is 100 s ahead of this aggregator's clock: check the edge's NTP"))
+    }
+
+    @Test("rejects are copied at most 20 per second; the rest only counted")
+    func rejectRateLimit() throws {
+        var p = try Self.processor()
+        var out: [Outbound] = []
+        for _ in 0..<50 { p.handle(topic: "beaconnet/sightings/1/gw-a", payload: Self.text("{"), now: Self.t0, into: &out) }
+        #expect(out.count == 20)
+        #expect(p.counters.rejects["invalid_json"] == 50 && p.counters.rejectCopiesSuppressed == 30)
+    }
+
+    @Test("another instance's store is ignored, not rejected")
+    func notOwned() throws {
+        var p = MessageProcessor(chain: try Fixture.config().resolve(), scheme: .standard, aggregator: try AggregatorID("agg-2"),
+                                 stores: try StoreSelection(parsing: "2"))
+        var out: [Outbound] = []
+        let verdict = p.handle(topic: "beaconnet/sightings/1/gw-a", payload: Self.validTraffic()[0].1, now: nil, into: &out)
+        #expect(verdict == .ignored && out.isEmpty)
+    }
+
+    @Test("store selections parse, merge and explain mistakes")
+    func storeSelection() throws {
+        let s = try StoreSelection(parsing: "300,1-250,240-260")
+        #expect(s.description == "1-260,300")
+        #expect(s.contains(255) && s.contains(300) && !s.contains(299))
+        for bad in ["", "a", "5-1", "1-2-3", "70000", "1,,2"] {
+            #expect(throws: StoreSelectionError.self) { try StoreSelection(parsing: bad) }
+        }
+    }
+
+    @Test("state payloads restore a processor after a restart: no enter event for someone already inside")
+    func restoreFromStates() throws {
+        var first = try Self.processor()
+        var out: [Outbound] = []
+        for (topic, payload) in Self.validTraffic().prefix(10) { first.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let states = first.snapshot()
+        #expect(states.count == 1 && states[0].presence == .inside)
+
+        var second = try Self.processor()
+        #expect(second.restore(states) == 1)
+        var after: [Outbound] = []
+        for (topic, payload) in Self.validTraffic().dropFirst(10) { second.handle(topic: topic, payload: payload, now: nil, into: &after) }
+        #expect(!after.contains { $0.topic == "beaconnet/events/1/enter" })
+        #expect(after.contains { $0.topic == "beaconnet/events/1/20/enter" })
+    }
+}
+
+/// A payload as a test argument: printed by size and start, not byte by byte.
+struct Bytes: Sendable, CustomTestStringConvertible {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    var testDescription: String { "\(bytes.count) bytes: \(String(decoding: bytes.prefix(40), as: UTF8.self).debugDescription)" }
+}
