@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -48,7 +49,14 @@ let package = Package(
             swiftSettings: strict),
 
         // The aggregator's engine (pure: config, filters, decisions) and, later, its service.
-        .target(name: "BeaconAggregator", dependencies: ["BeaconCore", "BeaconWire"], swiftSettings: strict),
+        .target(
+            name: "BeaconAggregator",
+            dependencies: [
+                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
         .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconAggregator", "BeaconWire"], swiftSettings: strict),
 
@@ -64,6 +72,7 @@ let package = Package(
             name: "beacon-aggregator",
             dependencies: [
                 "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconAggregator",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -4,9 +4,11 @@ import BeaconCore
 import BeaconSim
 import BeaconWire
 import Foundation
+import BeaconMQTT
+import Logging
 
-/// `beacon-sim run`: simulate and write a `mosquitto_sub -v` style trace (publishing to a broker
-/// comes with the demo), always with the ground truth beside it.
+/// `beacon-sim run`: simulate and publish as every gateway to a broker (real time or compressed),
+/// or write a `mosquitto_sub -v` style trace; always write the ground truth beside it.
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Simulate shoppers and gateways; write the sightings trace and the ground truth.")
@@ -14,8 +16,20 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Chain config with floor polygons (default: the generated 3 stores × 6 sections).")
     var config: String?
 
-    @Option(help: "Write sightings as 'topic payload' lines here.")
-    var trace: String
+    @Option(help: "Write sightings as 'topic payload' lines here (instead of publishing).")
+    var trace: String?
+
+    @Option(help: "Publish to this broker host (instead of writing a trace).")
+    var host: String?
+
+    @Option(help: "Broker port.")
+    var port = 1883
+
+    @Option(help: "Time compression when publishing: 1 is real time, 10 runs ten simulated seconds per second (give the aggregator --event-time).")
+    var rate: Double = 1
+
+    @Option(help: "Event time of the start, Unix ms (default: now when publishing, a fixed date for traces).")
+    var start: Int64?
 
     @Option(help: "Write the ground truth (JSON lines) here.")
     var truth: String
@@ -32,39 +46,74 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Topic root.")
     var topicRoot = "beaconnet"
 
+    func validate() throws {
+        guard (trace == nil) != (host == nil) else { throw ValidationError("give either --trace FILE or --host HOST") }
+        guard rate > 0 && rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000]") }
+        guard duration > 0 else { throw ValidationError("--duration must be positive") }
+    }
+
     func run() async throws {
         let chain = try loadChain(config)
         var settings = SimulationConfig()
         settings.duration = duration
         settings.seed = seed
         settings.arrivalInterval = arrivalInterval
+        if let start { settings.start = start } else if host != nil { settings.start = Int64(Date().timeIntervalSince1970 * 1000) }
         var simulation = try Simulation(chain: chain, config: settings)
         let scheme = try TopicScheme(root: topicRoot)
-        guard FileManager.default.createFile(atPath: trace, contents: nil), FileManager.default.createFile(atPath: truth, contents: nil),
-              let traceOut = FileHandle(forWritingAtPath: trace), let truthOut = FileHandle(forWritingAtPath: truth)
-        else { throw ValidationError("cannot write \(trace) or \(truth)") }
-        defer {
-            try? traceOut.close()
-            try? truthOut.close()
+        guard FileManager.default.createFile(atPath: truth, contents: nil), let truthOut = FileHandle(forWritingAtPath: truth) else {
+            throw ValidationError("cannot write \(truth)")
+        }
+        defer { try? truthOut.close() }
+        let sink: BatchSink
+        if let trace {
+            guard FileManager.default.createFile(atPath: trace, contents: nil), let out = FileHandle(forWritingAtPath: trace) else {
+                throw ValidationError("cannot write \(trace)")
+            }
+            sink = .trace(out)
+        } else {
+            let client = MQTTClient(configuration: MQTTConfiguration(host: host!, port: port, clientID: "beacon-sim-\(seed)"),
+                                    logger: Logger(label: "beaconnet.sim"))
+            try await client.connect()
+            sink = .broker(client)
         }
         var sightings = 0
-        for _ in 0..<Int(duration / settings.batchWindow) {
+        let clock = ContinuousClock()
+        let began = clock.now
+        let windows = Int(duration / settings.batchWindow)
+        for w in 0..<windows {
             let (batches, changes) = simulation.nextWindow()
+            if case .broker = sink {
+                // Keep pace: window w ends at began + (w+1)·window/rate.
+                try await Task.sleep(until: began + .milliseconds(Int64(Double(w + 1) * settings.batchWindow * 1000 / rate)), clock: clock)
+            }
             var text = ""
             for b in batches {
                 let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
                     Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
                 })
                 sightings += b.sightings.count
-                text += scheme.string(for: .sightings(store: b.store, gateway: b.gateway)) + " "
-                text += String(decoding: batch.encoded(), as: UTF8.self) + "\n"
+                let topic = scheme.string(for: .sightings(store: b.store, gateway: b.gateway))
+                switch sink {
+                case .trace: text += topic + " " + String(decoding: batch.encoded(), as: UTF8.self) + "\n"
+                case .broker(let client): try await client.publish(to: topic, payload: batch.encoded(), qos: .atMostOnce, retain: false)
+                }
             }
-            try traceOut.write(contentsOf: Data(text.utf8))
+            if case .trace(let out) = sink { try out.write(contentsOf: Data(text.utf8)) }
             if !changes.isEmpty {
                 try truthOut.write(contentsOf: Data(changes.map { TruthFile.line($0) + "\n" }.joined().utf8))
             }
         }
-        print("beacon-sim: \(Int(duration)) s simulated, \(chain.stores.count) stores, \(chain.gateways.count) gateways, \(sightings) sightings → \(trace); truth → \(truth)")
+        switch sink {
+        case .trace(let out): try? out.close()
+        case .broker(let client): await client.disconnect()
+        }
+        print("beacon-sim: \(Int(duration)) s simulated, \(chain.stores.count) stores, \(chain.gateways.count) gateways, \(sightings) sightings → \(trace ?? "\(host!):\(port)"); truth → \(truth)")
+    }
+
+    enum BatchSink {
+        case trace(FileHandle)
+        case broker(MQTTClient)
     }
 }
 

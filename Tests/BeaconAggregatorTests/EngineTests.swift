@@ -228,3 +228,14 @@ struct EngineQualityTests {
         #expect(enter.proximity != .unknown && enter.accuracy != nil)
     }
 }
+
+extension EngineQualityTests {
+    @Test("a store enter event carries the confidence of the section it lands in")
+    func storeEnterConfidence() throws {
+        let t0: Int64 = 1_790_000_000_000
+        var d = Driver(try Fixture.engine())
+        d.hear(Fixture.phone, ["gw-a": -55, "gw-b": -80], from: t0, to: t0 + 3000)
+        let enter = try #require(d.transitionEvents.first)
+        #expect(enter.section == nil && enter.confidence > 0.9)
+    }
+}

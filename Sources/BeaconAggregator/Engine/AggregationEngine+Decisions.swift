@@ -21,9 +21,11 @@ extension AggregationEngine {
         var nearest = -1
     }
 
-    func evidence(_ ti: Int, at t: Int64) -> Evidence {
+    /// `current` is the section to weigh the others against (the device's own by default).
+    func evidence(_ ti: Int, at t: Int64, current: Int? = nil) -> Evidence {
         var e = Evidence()
-        let track = tracks[ti]
+        var track = tracks[ti]
+        if let current { track.section = current }
         let stale = Int64(tuning.staleAfterSeconds * 1000)
         var nearestValue = -Double.infinity
         for (i, link) in track.links.enumerated() where Int(link.store) == track.store && t - link.filter.time <= stale {
@@ -127,8 +129,15 @@ extension AggregationEngine {
         tracks[ti].countSighting(at: t)
         storeCount[store] += 1
         dirtyStores.insert(store)
-        let e = evidence(ti, at: t)
-        updateQuality(ti, e)
+        // The store event already describes the section the device is about to be placed in.
+        let first = evidence(ti, at: t)
+        let e = evidence(ti, at: t, current: first.top >= 0 ? first.top : nil)
+        if e.top >= 0 {
+            let saved = tracks[ti].section
+            tracks[ti].section = e.top
+            updateQuality(ti, e)
+            tracks[ti].section = saved
+        }
         if chain.stores[store].notifyOnEntry {
             emitTransition(ti, .enter, section: nil, other: nil, at: t, dwell: nil, into: &out)
         }

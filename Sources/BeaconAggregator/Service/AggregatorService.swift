@@ -1,0 +1,242 @@
+public import Logging
+public import ServiceLifecycle
+import BeaconCore
+import BeaconMQTT
+import BeaconWire
+import Synchronization
+
+/// The live beacon-aggregator: connects, restores device states, subscribes to the sightings of
+/// its stores and the gateways' statuses, decides, and publishes events, states, occupancy and its
+/// own status, until a graceful shutdown — then snapshots, says `offline` and disconnects.
+///
+/// All decisions happen in one ``MessageProcessor`` behind a lock; publishing runs in order on its
+/// own task so a slow broker never blocks the decisions.
+public final class AggregatorService: Service, Sendable {
+    let settings: AggregatorSettings
+    let logger: Logger
+    let state: Shared
+
+    /// State shared by the service's tasks.
+    final class Shared: Sendable {
+        let processor: Mutex<MessageProcessor>
+        /// Messages waiting to be published (the status topic's lag).
+        let backlog = Atomic<Int>(0)
+        /// Last log time per reject reason, for rate-limited logging, and how many were not logged.
+        let rejectLog = Mutex<[String: (time: Int64, suppressed: Int)]>([:])
+
+        init(_ processor: sending MessageProcessor) { self.processor = Mutex(processor) }
+    }
+
+    public init(settings: AggregatorSettings, logger: Logger) {
+        self.settings = settings
+        var logger = logger
+        logger[metadataKey: "aggregator.id"] = "\(settings.aggregator)"
+        self.logger = logger
+        var processor = MessageProcessor(chain: settings.chain, scheme: settings.scheme, aggregator: settings.aggregator, stores: settings.stores)
+        processor.outsideStateExpiry = settings.outsideStateExpiry
+        state = Shared(processor)
+    }
+
+    public func run() async throws {
+        let statusTopic = settings.scheme.string(for: .aggregatorStatus(settings.aggregator))
+        var mqtt = settings.mqtt
+        let will = state.processor.withLock { $0.status(now: settings.clock(), version: settings.version, online: false) }
+        mqtt.will = MQTTWill(topic: statusTopic, payload: will.encoded(), qos: .atLeastOnce, retain: true)
+        let client = MQTTClient(configuration: mqtt, logger: logger)
+
+        guard try await connect(client) else { return }
+        await restore(client)
+
+        let (outbox, continuation) = AsyncStream<Outbound>.makeStream(bufferingPolicy: .unbounded)
+        let subscription = try await client.subscribe(to: settings.sightingFilters + [settings.scheme.allGatewayStatuses], qos: .atLeastOnce)
+        logger.info("subscribed", metadata: ["mqtt.filters": "\(settings.sightingFilters.count) sighting filter(s) + gateway statuses", "aggregator.stores": "\(settings.stores)"])
+        enqueue([statusOutbound(online: true)], continuation)
+
+        await withTaskGroup(of: Void.self) { group in
+            // Publishing, in order, until the outbox is finished and drained.
+            group.addTask { await self.publish(outbox, with: client) }
+            await cancelWhenGracefulShutdown {
+                await withTaskGroup(of: Void.self) { inner in
+                    inner.addTask { await self.consume(subscription, continuation) }
+                    if !self.settings.eventTimeOnly {
+                        inner.addTask { await self.every(self.settings.tickInterval) { self.tick(continuation) } }
+                    }
+                    inner.addTask { await self.every(self.settings.statusInterval) { self.enqueue([self.statusOutbound(online: true)], continuation) } }
+                    if self.settings.snapshotPath != nil {
+                        inner.addTask { await self.every(self.settings.snapshotInterval) { self.writeSnapshot() } }
+                    }
+                    await inner.next()
+                    inner.cancelAll()
+                }
+            }
+            // Shutting down: last decisions are out; say offline, then let the publisher drain.
+            writeSnapshot()
+            enqueue([statusOutbound(online: false)], continuation)
+            continuation.finish()
+        }
+        await client.disconnect()
+        logger.info("stopped")
+    }
+
+    /// Connects, retrying with back-off until it works or the service is asked to stop.
+    func connect(_ client: MQTTClient) async throws -> Bool {
+        var delay = Duration.seconds(1)
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await client.connect()
+                logger.info("connected", metadata: ["mqtt.host": "\(settings.mqtt.host)", "mqtt.port": "\(settings.mqtt.port)"])
+                return true
+            } catch {
+                switch error {
+                case .notAuthorized, .tlsFailure:
+                    // Retrying cannot fix credentials or certificates: fail loudly.
+                    logger.critical("cannot connect: \(error)")
+                    throw error
+                default:
+                    logger.error("cannot connect, retrying in \(delay): \(error)")
+                }
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(30))
+        }
+        return false
+    }
+
+    /// Reads back the device states of this instance's stores (snapshot file and retained topics)
+    /// before anything is decided, so a restart invents no enter and forgets no one inside.
+    func restore(_ client: MQTTClient) async {
+        var fromFile: [DeviceState] = []
+        if let path = settings.snapshotPath {
+            fromFile = SnapshotFile.read(path: path) { logger.warning("snapshot: \($0)") }
+        }
+        var retained: [DeviceState] = []
+        let marker = settings.scheme.root + "/aggregators/\(settings.aggregator)/sync"
+        let nonce = Array("\(settings.clock())-\(UInt64.random(in: 0...UInt64.max))".utf8)
+        do {
+            // The broker sends the retained states of a new subscription before anything published
+            // after it, so our own marker message arriving means every retained state has arrived.
+            let subscription = try await client.subscribe(to: [settings.scheme.allDeviceStates, marker], qos: .atLeastOnce)
+            try await client.publish(to: marker, payload: nonce, qos: .atLeastOnce, retain: false)
+            let deadline = ContinuousClock.now + settings.restoreTimeout
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try? await Task.sleep(until: deadline)
+                    client.unsubscribe(subscription)
+                }
+                for await message in subscription {
+                    if message.topic == marker {
+                        if message.payload == nonce { break }
+                        continue
+                    }
+                    if let s = try? DeviceState.decode(message.payload) { retained.append(s) }
+                }
+                group.cancelAll()
+            }
+            client.unsubscribe(subscription)
+        } catch {
+            logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
+        }
+        let states = SnapshotFile.newest(fromFile, retained)
+        let restored = state.processor.withLock { $0.restore(states) }
+        logger.info("restored device states", metadata: ["restore.devices": "\(restored)", "restore.snapshot": "\(fromFile.count)", "restore.retained": "\(retained.count)"])
+    }
+
+    func consume(_ subscription: MQTTSubscription, _ continuation: AsyncStream<Outbound>.Continuation) async {
+        for await message in subscription {
+            let now = settings.clock()
+            let (verdict, out) = state.processor.withLock { p -> (MessageProcessor.Verdict, [Outbound]) in
+                var out: [Outbound] = []
+                let verdict = p.handle(topic: message.topic, payload: message.payload, now: settings.eventTimeOnly ? nil : now, into: &out)
+                return (verdict, out)
+            }
+            if case .rejected(let reason, let detail) = verdict { logReject(reason: reason, detail: detail, topic: message.topic, now: now) }
+            enqueue(out, continuation)
+        }
+    }
+
+    func tick(_ continuation: AsyncStream<Outbound>.Continuation) {
+        let now = settings.clock()
+        let out = state.processor.withLock { p -> [Outbound] in
+            var out: [Outbound] = []
+            p.advance(to: now, into: &out)
+            return out
+        }
+        enqueue(out, continuation)
+    }
+
+    func enqueue(_ messages: [Outbound], _ continuation: AsyncStream<Outbound>.Continuation) {
+        guard !messages.isEmpty else { return }
+        state.backlog.add(messages.count, ordering: .relaxed)
+        for m in messages { continuation.yield(m) }
+    }
+
+    /// Publishes in order; a message that cannot go out now (broker down) is retried until it does,
+    /// so events are delayed by an outage, not lost.
+    func publish(_ outbox: AsyncStream<Outbound>, with client: MQTTClient) async {
+        for await message in outbox {
+            var delay = Duration.milliseconds(100)
+            while true {
+                do {
+                    switch message.delivery {
+                    case .event:
+                        try await client.publish(to: message.topic, payload: message.payload, qos: .atLeastOnce, retain: false)
+                    case .retained(let expiry):
+                        try await client.publish(to: message.topic, payload: message.payload, qos: .atLeastOnce, retain: true,
+                                                 messageExpiry: expiry.map { .seconds(Int64($0)) })
+                    }
+                    break
+                } catch {
+                    if case .shutdown = error { return }
+                    if case .payloadTooLarge = error {
+                        logger.error("dropping a message the broker refuses: \(error)", metadata: ["mqtt.topic": "\(message.topic)"])
+                        break
+                    }
+                    try? await Task.sleep(for: delay)
+                    delay = min(delay * 2, .seconds(5))
+                }
+            }
+            state.backlog.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    func statusOutbound(online: Bool) -> Outbound {
+        let status = state.processor.withLock { $0.status(now: settings.clock(), version: settings.version, online: online) }
+        return Outbound(topic: settings.scheme.string(for: status.topic), payload: status.encoded(), delivery: .retained(expirySeconds: nil))
+    }
+
+    func writeSnapshot() {
+        guard let path = settings.snapshotPath else { return }
+        let states = state.processor.withLock { $0.snapshot() }
+        do {
+            try SnapshotFile.write(states, path: path)
+        } catch {
+            logger.error("cannot write snapshot \(path): \(error)")
+        }
+    }
+
+    /// One log line per reject reason per 10 s, saying how many were not logged.
+    func logReject(reason: String, detail: String, topic: String, now: Int64) {
+        let suppressed: Int? = state.rejectLog.withLock { log in
+            let entry = log[reason] ?? (time: .min, suppressed: 0)
+            if entry.time != .min && now - entry.time < 10_000 {
+                log[reason] = (entry.time, entry.suppressed + 1)
+                return nil
+            }
+            log[reason] = (now, 0)
+            return entry.suppressed
+        }
+        guard let suppressed else { return }
+        logger.warning("rejected message: \(detail)", metadata: [
+            "reject.reason": "\(reason)", "mqtt.topic": "\(topic)",
+            "reject.suppressed": "\(suppressed)",
+        ])
+    }
+
+    func every(_ interval: Duration, _ body: @escaping @Sendable () -> Void) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            if Task.isCancelled { return }
+            body()
+        }
+    }
+}

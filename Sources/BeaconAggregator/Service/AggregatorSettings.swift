@@ -1,0 +1,66 @@
+public import BeaconCore
+public import BeaconMQTT
+public import BeaconWire
+
+/// Everything a live aggregator instance needs, resolved from its flags and files.
+public struct AggregatorSettings: Sendable {
+    /// The chain, validated.
+    public var chain: Chain
+    /// Broker connection (client id, credentials, TLS). The Last Will is set by the service.
+    public var mqtt: MQTTConfiguration
+    /// This instance's id.
+    public var aggregator: AggregatorID
+    /// Stores it owns.
+    public var stores: StoreSelection
+    /// Topic names.
+    public var scheme: TopicScheme
+    /// Where to keep a snapshot of device states (restored at start when newer than the retained ones).
+    public var snapshotPath: String?
+    /// How often the status is refreshed.
+    public var statusInterval: Duration = .seconds(10)
+    /// How often the snapshot is written.
+    public var snapshotInterval: Duration = .seconds(10)
+    /// How often time-driven decisions run when traffic is quiet.
+    public var tickInterval: Duration = .milliseconds(250)
+    /// How long to wait for retained device states at start-up.
+    public var restoreTimeout: Duration = .seconds(10)
+    /// How long a retained `outside` state lives, seconds.
+    public var outsideStateExpiry: UInt32 = 3600
+    /// Decide in event time only: no clock checks on batches, no clock-driven ticks (time-compressed
+    /// simulations; a wall clock cannot judge them).
+    public var eventTimeOnly = false
+    /// The version reported in the status.
+    public var version: String
+    /// The clock, Unix ms (injected so tests can steer it).
+    public var clock: @Sendable () -> Int64
+
+    public init(chain: Chain, mqtt: MQTTConfiguration, aggregator: AggregatorID, stores: StoreSelection = .all,
+                scheme: TopicScheme = .standard, snapshotPath: String? = nil, version: String,
+                clock: @escaping @Sendable () -> Int64 = AggregatorSettings.systemClock) {
+        self.chain = chain
+        self.mqtt = mqtt
+        self.aggregator = aggregator
+        self.stores = stores
+        self.scheme = scheme
+        self.snapshotPath = snapshotPath
+        self.version = version
+        self.clock = clock
+    }
+
+    /// Wall-clock Unix milliseconds.
+    public static let systemClock: @Sendable () -> Int64 = {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// The sightings subscriptions: everything, or one filter per owned store of the chain.
+    public var sightingFilters: [String] {
+        if stores.isAll { return [scheme.allSightings] }
+        return stores.owned(chain.stores.map(\.major)).map { scheme.sightings(store: $0) }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,111 @@
+import ArgumentParser
+import BeaconAggregator
+import BeaconCore
+import BeaconMQTT
+import BeaconWire
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The version every component reports.
+let beaconNetVersion = "0.1.0"
+
+/// `beacon-aggregator run`: the live service.
+struct RunService: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the aggregator: subscribe to sightings, decide, publish events, state and occupancy.")
+
+    @Option(help: "The chain config (JSON); checked first — a bad config never starts.")
+    var config: String
+
+    @Option(help: "This instance's id (topic level: a-z, 0-9, -).")
+    var id = "agg-1"
+
+    @Option(help: "Only these stores, e.g. 1-250,300; default all.")
+    var stores: String?
+
+    @Option(help: "Broker host.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Broker port (8883 is customary with TLS).")
+    var port = 1883
+
+    @Option(help: "Broker user name.")
+    var username: String?
+
+    @Option(help: "File holding the broker password (first line), so it never shows in ps.")
+    var passwordFile: String?
+
+    @Option(help: "CA certificate (PEM) to verify the broker: enables TLS.")
+    var tlsCA: String?
+
+    @Option(help: "Client certificate (PEM), for brokers that require one.")
+    var tlsCert: String?
+
+    @Option(help: "Client key (PEM).")
+    var tlsKey: String?
+
+    @Option(help: "Snapshot file of device states, restored at start when newer than the retained ones.")
+    var snapshot: String?
+
+    @Option(help: "Topic root.")
+    var topicRoot = "beaconnet"
+
+    @Option(help: "Status refresh interval, seconds.")
+    var statusInterval: Double = 10
+
+    @Flag(help: "Decide in event time only, never by this machine's clock (for time-compressed simulations).")
+    var eventTime = false
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        let chain: Chain
+        do {
+            chain = try ChainConfig.load(path: config).resolve()
+        } catch {
+            print(error)
+            throw ExitCode(2)
+        }
+        guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("--log-level \(logLevel) is not a level") }
+        let selection: StoreSelection
+        let aggregator: AggregatorID
+        let scheme: TopicScheme
+        do {
+            selection = try stores.map { try StoreSelection(parsing: $0) } ?? .all
+            aggregator = try AggregatorID(id)
+            scheme = try TopicScheme(root: topicRoot)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var password: String?
+        if let passwordFile {
+            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
+                throw ValidationError("--password-file \(passwordFile) cannot be read")
+            }
+            password = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        }
+        var mqtt = MQTTConfiguration(host: host, port: port, clientID: "beacon-aggregator-\(aggregator)")
+        mqtt.username = username
+        mqtt.password = password
+        if let tlsCA { mqtt.tls = MQTTTLSConfiguration(caFile: tlsCA, certFile: tlsCert, keyFile: tlsKey) }
+        mqtt.inboundBufferCapacity = 200_000
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "beaconnet.aggregator")
+        var settings = AggregatorSettings(chain: chain, mqtt: mqtt, aggregator: aggregator, stores: selection, scheme: scheme,
+                                          snapshotPath: snapshot, version: beaconNetVersion)
+        settings.statusInterval = .milliseconds(Int64(statusInterval * 1000))
+        settings.eventTimeOnly = eventTime
+        let service = AggregatorService(settings: settings, logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
