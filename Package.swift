@@ -99,7 +99,13 @@ let package = Package(
         // A real mosquitto on a free loopback port, for integration tests (never a mock broker).
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
 
-        .testTarget(name: "BeaconAggregatorTests", dependencies: ["BeaconAggregator", "BeaconCore", "BeaconWire"], swiftSettings: strict),
+        .testTarget(
+            name: "BeaconAggregatorTests",
+            dependencies: [
+                "BeaconAggregator", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ], swiftSettings: strict),
         .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconAggregator", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(

@@ -8,13 +8,14 @@ import Synchronization
 /// spawned child inherits that mask, and mosquitto only restores the mask it inherited around
 /// its `epoll_wait` — so a broker started from a test would never see SIGTERM and could not be
 /// stopped cleanly. `POSIX_SPAWN_SETSIGMASK` with an empty set fixes that at the source.
-final class ChildProcess: Sendable {
-    let pid: pid_t
+public final class ChildProcess: Sendable {
+    /// The child's process id.
+    public let pid: Int32
     private let exited = Mutex(false)
 
     /// Starts `executable` with `arguments`; stdin is /dev/null, stdout and stderr append to
     /// `outputFile`.
-    init(executable: String, arguments: [String], outputFile: String) throws {
+    public init(executable: String, arguments: [String], outputFile: String) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -51,7 +52,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Whether the child is still alive (reaps it once it is not).
-    var isRunning: Bool {
+    public var isRunning: Bool {
         exited.withLock { exited in
             guard !exited else { return false }
             var status: Int32 = 0
@@ -63,14 +64,14 @@ final class ChildProcess: Sendable {
     }
 
     /// Sends `signal` if the child is still running (never to a reaped, possibly reused pid).
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         exited.withLock { exited in
             if !exited { kill(pid, signal) }
         }
     }
 
     /// Polls until the child exited; `false` if it still runs after `timeout`.
-    func waitForExit(timeout: Duration) async -> Bool {
+    public func waitForExit(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while isRunning {
             if ContinuousClock.now >= deadline { return false }

@@ -1,0 +1,220 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+import BeaconCore
+import BeaconMQTT
+import BeaconWire
+import BrokerHarness
+@testable import BeaconAggregator
+
+/// The aggregator against real mosquitto brokers, as `mosquitto_sub` would see it.
+@Suite("Aggregator service against a real broker")
+struct ServiceIntegrationTests {
+    @Test("sightings in: enter/exit events, retained state and occupancy out")
+    func sightingsInEventsOut() async throws {
+        try await withBroker { broker in try await Self.sightingsInEventsOut(broker) }
+    }
+
+    static func sightingsInEventsOut(_ broker: Broker) async throws {
+        let chain = try Fixture.config().resolve()
+        let settings = AggregatorSettings(chain: chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "agg-it"),
+                                          aggregator: try AggregatorID("agg-it"), version: "test")
+        let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
+        let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
+        let running = Task { try await group.run() }
+        let watch = try await Watcher.start(broker, ["beaconnet/#"])
+        try await watch.until("status online") { $0.topic == "beaconnet/aggregators/agg-it/status" && $0.text.contains("\"online\"") }
+
+        let base = LiveTraffic.now() - 20_000
+        let publisher = try await LiveTraffic.client(broker)
+        try await LiveTraffic.publish(publisher, device: Fixture.phone, from: base, seconds: 8, levels: ["gw-a": -58, "gw-b": -79])
+        try await watch.until("store enter") { $0.topic == "beaconnet/events/1/enter" }
+        try await watch.until("section 10 enter") { $0.topic == "beaconnet/events/1/10/enter" }
+        try await LiveTraffic.publish(publisher, device: Fixture.phone, from: base + 8000, seconds: 8, levels: ["gw-a": -79, "gw-b": -57])
+        let moved = try await watch.until("section 20 enter") { $0.topic == "beaconnet/events/1/20/enter" }
+        let event = try RegionEvent.decode(moved.payload)
+        #expect(event.fromSection == 10 && event.storeName == "Main St" && event.sectionName == "Grocery")
+        try await watch.until("occupancy of the store") { $0.topic == "beaconnet/occupancy/1" && $0.text.contains("\"count\":1") }
+
+        // A late subscriber learns the state at once (retained): didDetermineState.
+        let late = try await Watcher.start(broker, ["beaconnet/devices/+/state", "beaconnet/occupancy/1/20"])
+        let state = try await late.until("retained state") { $0.topic.hasPrefix("beaconnet/devices/") }
+        let decoded = try DeviceState.decode(state.payload)
+        #expect(decoded.presence == .inside && decoded.region == .section(SectionRef(store: 1, section: 20)))
+        #expect(state.retain)
+        try await late.until("retained section occupancy") { $0.topic == "beaconnet/occupancy/1/20" && $0.text.contains("\"count\":1") }
+
+        await group.triggerGracefulShutdown()
+        try await running.value
+        try await watch.until("status offline on shutdown") { $0.topic == "beaconnet/aggregators/agg-it/status" && $0.text.contains("\"offline\"") }
+        await publisher.disconnect()
+        await watch.stop()
+        await late.stop()
+    }
+
+    @Test("malformed and spoofed messages are rejected, counted and copied while valid traffic flows")
+    func badMessagesLive() async throws {
+        try await withBroker { broker in try await Self.badMessagesLive(broker) }
+    }
+
+    static func badMessagesLive(_ broker: Broker) async throws {
+        let chain = try Fixture.config().resolve()
+        var settings = AggregatorSettings(chain: chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "agg-bad"),
+                                          aggregator: try AggregatorID("agg-bad"), version: "test")
+        settings.statusInterval = .milliseconds(300)
+        let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
+        let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
+        let running = Task { try await group.run() }
+        let watch = try await Watcher.start(broker, ["beaconnet/events/#", "beaconnet/rejects/+", "beaconnet/aggregators/+/status"])
+        try await watch.until("status online") { $0.topic == "beaconnet/aggregators/agg-bad/status" }
+
+        let publisher = try await LiveTraffic.client(broker)
+        // Everything MQTT lets a client publish (no wildcards in a topic name).
+        let bad = ProcessorTests.badMessages.filter { !$0.0.contains("+") && !$0.0.contains("#") }
+        for (topic, payload, _) in bad {
+            try await publisher.publish(to: topic, payload: payload, qos: .atLeastOnce, retain: false)
+        }
+        let base = LiveTraffic.now() - 20_000
+        try await LiveTraffic.publish(publisher, device: Fixture.phone, from: base, seconds: 6, levels: ["gw-a": -58])
+        try await watch.until("valid traffic still decides") { $0.topic == "beaconnet/events/1/10/enter" }
+        let reasons = Set(bad.map(\.2))
+        for reason in reasons {
+            try await watch.until("a reject copy for \(reason)") { $0.topic == "beaconnet/rejects/agg-bad" && $0.text.contains("\"reason\":\"\(reason)\"") }
+        }
+        let status = try await watch.until("status counts the rejects") { m in
+            guard m.topic == "beaconnet/aggregators/agg-bad/status", let s = try? AggregatorStatus.decode(m.payload) else { return false }
+            return s.counters.rejects.values.reduce(0, +) >= UInt64(bad.count)
+        }
+        let counters = try AggregatorStatus.decode(status.payload).counters
+        for reason in reasons { #expect(counters.rejects[reason] != nil, "no count for \(reason)") }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        await publisher.disconnect()
+        await watch.stop()
+    }
+
+    @Test("kill -9 and restart: state is restored from the retained topics, no enter event is invented")
+    func killNineRestart() async throws {
+        let binary = LiveTraffic.packageRoot.appendingPathComponent(".build/debug/beacon-aggregator").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first (swift build --build-tests): \(binary)")
+        try await withBroker { broker in try await Self.killNineRestart(broker, binary: binary) }
+    }
+
+    static func killNineRestart(_ broker: Broker, binary: String) async throws {
+        let directory = broker.directory
+        let config = directory + "/chain.json"
+        let encoder = JSONEncoder()
+        try encoder.encode(Fixture.config()).write(to: URL(fileURLWithPath: config))
+        let arguments = ["run", "--config", config, "--id", "agg-k9", "--port", "\(broker.port)", "--status-interval", "0.5"]
+        let watch = try await Watcher.start(broker, ["beaconnet/events/#", "beaconnet/aggregators/+/status"])
+
+        var aggregator = try ChildProcess(executable: binary, arguments: arguments, outputFile: directory + "/agg1.log")
+        try await watch.until("first instance online") { $0.topic.hasSuffix("/agg-k9/status") && $0.text.contains("\"online\"") }
+        let publisher = try await LiveTraffic.client(broker)
+        let base = LiveTraffic.now() - 30_000
+        try await LiveTraffic.publish(publisher, device: Fixture.phone, from: base, seconds: 8, levels: ["gw-a": -58], seq: 0)
+        try await watch.until("entered section 10") { $0.topic == "beaconnet/events/1/10/enter" }
+        try await Task.sleep(for: .milliseconds(300))
+
+        aggregator.send(SIGKILL)
+        #expect(await aggregator.waitForExit(timeout: .seconds(5)))
+        let before = watch.count { $0.topic.hasSuffix("/enter") }
+        watch.clear()
+
+        aggregator = try ChildProcess(executable: binary, arguments: arguments, outputFile: directory + "/agg2.log")
+        // The status is retained: the new instance is the one whose counters start again from 0.
+        try await watch.until("second instance online") { m in
+            guard m.topic.hasSuffix("/agg-k9/status"), let s = try? AggregatorStatus.decode(m.payload) else { return false }
+            return s.state == .online && s.counters.messages == 0
+        }
+        try await LiveTraffic.publish(publisher, device: Fixture.phone, from: base + 8000, seconds: 8, levels: ["gw-a": -58], seq: 8)
+        try await watch.until("second instance processed the new sightings") { m in
+            guard m.topic.hasSuffix("/agg-k9/status"), let s = try? AggregatorStatus.decode(m.payload) else { return false }
+            return s.state == .online && (s.counters.sightings ?? 0) >= 32
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let after = watch.messages.filter { $0.topic.hasSuffix("/enter") }
+        #expect(before == 2)
+        #expect(after.isEmpty, "spurious enter after restart: \(after.map(\.topic))")
+        aggregator.send(SIGTERM)
+        #expect(await aggregator.waitForExit(timeout: .seconds(10)))
+        await publisher.disconnect()
+        await watch.stop()
+    }
+}
+
+/// Collects every message on some filters; waits for one that matches.
+final class Watcher: Sendable {
+    let client: MQTTClient
+    let received = Mutex<[MQTTMessage]>([])
+    let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    static func start(_ broker: Broker, _ filters: [String]) async throws -> Watcher {
+        let client = MQTTClient(configuration: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "watch-\(UInt32.random(in: 0...UInt32.max))"),
+                                logger: Logger(label: "test.watch"))
+        try await client.connect()
+        let subscription = try await client.subscribe(to: filters, qos: .atLeastOnce)
+        let watcher = Watcher(client: client)
+        let task = Task { for await m in subscription { watcher.received.withLock { $0.append(m) } } }
+        watcher.task.withLock { $0 = task }
+        return watcher
+    }
+
+    init(client: MQTTClient) { self.client = client }
+
+    var messages: [MQTTMessage] { received.withLock { $0 } }
+    func count(_ predicate: (MQTTMessage) -> Bool) -> Int { messages.filter(predicate).count }
+    func clear() { received.withLock { $0.removeAll() } }
+
+    @discardableResult
+    func until(_ what: String, timeout: Duration = .seconds(15), _ predicate: (MQTTMessage) -> Bool) async throws -> MQTTMessage {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let m = messages.first(where: predicate) { return m }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let seen = messages.suffix(8).map { "\($0.topic) \($0.text.prefix(160))" }.joined(separator: "\n  ")
+        throw WatchTimeout(description: "timed out waiting for \(what); last messages:\n  \(seen)")
+    }
+
+    func stop() async {
+        task.withLock { $0?.cancel() }
+        await client.disconnect()
+    }
+}
+
+struct WatchTimeout: Error, CustomStringConvertible { let description: String }
+
+extension MQTTMessage {
+    var text: String { String(decoding: payload, as: UTF8.self) }
+}
+
+enum LiveTraffic {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    static func client(_ broker: Broker) async throws -> MQTTClient {
+        let client = MQTTClient(configuration: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "edge-sim-\(UInt32.random(in: 0...UInt32.max))"),
+                                logger: Logger(label: "test.edge"))
+        try await client.connect()
+        return client
+    }
+
+    /// `seconds` one-second batches from every gateway of store 1, starting at event time `from`;
+    /// the gateways in `levels` hear `device` four times a second.
+    static func publish(_ client: MQTTClient, device: DeviceID, from: Int64, seconds: Int, levels: [String: Int], seq: UInt64 = 0) async throws {
+        for second in 0..<seconds {
+            for gw in ["gw-a", "gw-b", "gw-b2", "gw-c"] {
+                let start = from + Int64(second) * 1000
+                let sightings = levels[gw].map { level in
+                    (0..<4).map { Sighting(device: device, time: start + Int64($0) * 250, rssi: level, txPower: -59) }
+                } ?? []
+                let batch = SightingBatch(gateway: try GatewayID(gw), sequence: seq + UInt64(second), sent: start + 1000, sightings: sightings)
+                try await client.publish(to: "beaconnet/sightings/1/\(gw)", payload: batch.encoded(), qos: .atLeastOnce, retain: false)
+            }
+        }
+    }
+}
