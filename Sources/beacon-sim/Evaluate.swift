@@ -23,12 +23,15 @@ struct Evaluate: ParsableCommand {
     @Option(help: "End of the scored period, Unix ms (default: the last truth or event time).")
     var end: Int64?
 
+    @Flag(help: "Print the row only (to add rows under an earlier table).")
+    var noHeader = false
+
     func run() throws {
         let truths = try TruthFile.read(path: truth)
         let (reported, last) = try TruthFile.readEvents(path: events, scheme: try TopicScheme(root: topicRoot))
         let end = end ?? max(truths.map(\.time).max() ?? 0, last)
         let report = Evaluator.evaluate(truth: truths, reported: reported, end: end)
-        print(Report.header)
+        if !noHeader { print(Report.header) }
         print(Report.row(label, report))
     }
 }

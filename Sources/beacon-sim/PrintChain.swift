@@ -12,10 +12,16 @@ struct PrintChain: ParsableCommand {
     @Option(help: "Number of stores (majors from 101).")
     var stores = 3
 
+    @Option(help: "Decision rule written into the tuning: hysteresis, hmm or nearest.")
+    var rule = "hysteresis"
+
     func run() throws {
         guard (1...500).contains(stores) else { throw ValidationError("--stores must be 1…500") }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(DefaultChain.config(stores: stores)), as: UTF8.self))
+        guard let rule = Tuning.Rule(rawValue: rule) else { throw ValidationError("--rule must be one of \(Tuning.Rule.allCases.map(\.rawValue))") }
+        var config = DefaultChain.config(stores: stores)
+        config.tuning.rule = rule
+        print(String(decoding: try encoder.encode(config), as: UTF8.self))
     }
 }

@@ -239,3 +239,23 @@ extension EngineQualityTests {
         #expect(enter.section == nil && enter.confidence > 0.9)
     }
 }
+
+extension EngineQualityTests {
+    @Test("interleaved batches never date a decision backwards: no negative dwell", arguments: Tuning.Rule.allCases)
+    func noNegativeDwell(_ rule: Tuning.Rule) throws {
+        let t0: Int64 = 1_790_000_000_000
+        var d = Driver(try Fixture.engine { $0.rule = rule; $0.dwellSeconds = 0 })
+        // gw-a's batches run a second ahead of gw-b's, and the lead flips at every report.
+        for second in 0..<30 {
+            let s = t0 + Int64(second) * 1000
+            d.batch("gw-a", sent: s + 1000, (0..<4).map { (Fixture.phone, s + Int64($0) * 250, $0 % 2 == 0 ? -60 : -75) })
+            d.batch("gw-b", sent: s, (0..<4).map { (Fixture.phone, s - 1000 + Int64($0) * 250 + 125, $0 % 2 == 0 ? -75 : -58) })
+        }
+        #expect(d.transitionEvents.count >= 2)
+        for e in d.transitionEvents {
+            #expect((e.dwell ?? 0) >= 0, "\(e.kind) \(e.section.map(String.init) ?? "store") dwell \(e.dwell ?? 0)")
+        }
+        let times = d.transitionEvents.map(\.time)
+        #expect(times == times.sorted(), "decisions must not go back in time")
+    }
+}

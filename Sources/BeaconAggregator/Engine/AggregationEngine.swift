@@ -131,7 +131,6 @@ public struct AggregationEngine: Sendable {
     mutating func observe(_ o: Observation, gateway g: Int, into out: inout [EngineOutput]) {
         statistics.sightings += 1
         if o.time < watermark { statistics.lateSightings += 1 }
-        let t = o.time
         let gw = chain.gateways[g]
         let ti: Int
         if let existing = trackIndex[o.device] {
@@ -142,15 +141,15 @@ public struct AggregationEngine: Sendable {
         let rssi = Double(o.rssi) + gw.calibrationDB
         let power = o.measuredPower.map(Double.init) ?? tuning.defaultMeasuredPower
         let r = tuning.measurementNoiseDB * tuning.measurementNoiseDB
-        tracks[ti].lastSeen = max(tracks[ti].lastSeen, t)
+        tracks[ti].lastSeen = max(tracks[ti].lastSeen, o.time)
         if let li = tracks[ti].linkIndex(Int32(g)) {
-            tracks[ti].links[li].filter.update(rssi: rssi, time: t, processNoise: tuning.processNoise, measurementVariance: r)
+            tracks[ti].links[li].filter.update(rssi: rssi, time: o.time, processNoise: tuning.processNoise, measurementVariance: r)
             tracks[ti].links[li].lastRSSI = rssi
             tracks[ti].links[li].measuredPower = power
         } else {
             let link = Link(
                 gateway: Int32(g), section: Int32(gw.section), store: Int32(gw.store),
-                filter: RSSIFilter(rssi: rssi, time: t, measurementVariance: r), lastRSSI: rssi, measuredPower: power)
+                filter: RSSIFilter(rssi: rssi, time: o.time, measurementVariance: r), lastRSSI: rssi, measuredPower: power)
             if tracks[ti].links.count < DeviceTrack.maxLinks {
                 tracks[ti].links.append(link)
             } else {
@@ -164,6 +163,9 @@ public struct AggregationEngine: Sendable {
         }
 
         let store = gw.store
+        // Decisions run on the device's own clock, which never goes back: reports from different
+        // gateways interleave, and an older one must not date a decision before an earlier one.
+        let t = tracks[ti].lastSeen
         switch tracks[ti].state {
         case .outside:
             if gatherEntryEvidence(ti, store: store, at: t) {
@@ -171,8 +173,8 @@ public struct AggregationEngine: Sendable {
             }
         case .inside, .unknown:
             if store == tracks[ti].store {
-                tracks[ti].lastSeenInStore = max(tracks[ti].lastSeenInStore, t)
-                tracks[ti].countSighting(at: t)
+                tracks[ti].lastSeenInStore = max(tracks[ti].lastSeenInStore, o.time)
+                tracks[ti].countSighting(at: o.time)
                 if tracks[ti].state == .unknown {
                     // A gateway hears it again: it never left. No enter event, only the state.
                     tracks[ti].state = .inside

@@ -52,9 +52,9 @@ public final class AggregatorService: Service, Sendable {
         logger.info("subscribed", metadata: ["mqtt.filters": "\(settings.sightingFilters.count) sighting filter(s) + gateway statuses", "aggregator.stores": "\(settings.stores)"])
         enqueue([statusOutbound(online: true)], continuation)
 
-        await withTaskGroup(of: Void.self) { group in
-            // Publishing, in order, until the outbox is finished and drained.
-            group.addTask { await self.publish(outbox, with: client) }
+        // Publishing, in order, until the outbox is finished and drained.
+        let publisher = Task { await self.publish(outbox, with: client) }
+        do {
             await cancelWhenGracefulShutdown {
                 await withTaskGroup(of: Void.self) { inner in
                     inner.addTask { await self.consume(subscription, continuation) }
@@ -69,12 +69,25 @@ public final class AggregatorService: Service, Sendable {
                     inner.cancelAll()
                 }
             }
-            // Shutting down: last decisions are out; say offline, then let the publisher drain.
+            // Shutting down: last decisions are out; say offline, then let the publisher drain —
+            // for a bounded time, so a dead broker cannot hold a SIGTERM hostage.
             writeSnapshot()
             enqueue([statusOutbound(online: false)], continuation)
             continuation.finish()
         }
+        let drained = await withTaskGroup(of: Bool.self) { race in
+            race.addTask { await publisher.value; return true }
+            race.addTask { try? await Task.sleep(for: self.settings.drainTimeout); return false }
+            let first = await race.next() ?? false
+            race.cancelAll()
+            return first
+        }
+        if !drained {
+            logger.error("broker unreachable at shutdown: \(state.backlog.load(ordering: .relaxed)) message(s) not published (device states are in the snapshot)")
+            publisher.cancel()
+        }
         await client.disconnect()
+        await publisher.value
         logger.info("stopped")
     }
 
@@ -187,6 +200,7 @@ public final class AggregatorService: Service, Sendable {
                     break
                 } catch {
                     if case .shutdown = error { return }
+                    if Task.isCancelled { return }
                     if case .payloadTooLarge = error {
                         logger.error("dropping a message the broker refuses: \(error)", metadata: ["mqtt.topic": "\(message.topic)"])
                         break

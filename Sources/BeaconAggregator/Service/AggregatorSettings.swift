@@ -22,6 +22,8 @@ public struct AggregatorSettings: Sendable {
     public var snapshotInterval: Duration = .seconds(10)
     /// How often time-driven decisions run when traffic is quiet.
     public var tickInterval: Duration = .milliseconds(250)
+    /// How long a graceful shutdown waits for the last messages to be acknowledged.
+    public var drainTimeout: Duration = .seconds(5)
     /// How long to wait for retained device states at start-up.
     public var restoreTimeout: Duration = .seconds(10)
     /// How long a retained `outside` state lives, seconds.
