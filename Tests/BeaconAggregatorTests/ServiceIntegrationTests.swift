@@ -145,6 +145,29 @@ struct ServiceIntegrationTests {
     }
 }
 
+extension ServiceIntegrationTests {
+    @Test("SIGTERM with the broker gone: the aggregator still exits, within its drain bound")
+    func shutdownWithBrokerDown() async throws {
+        let binary = LiveTraffic.packageRoot.appendingPathComponent(".build/debug/beacon-aggregator").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first (swift build --build-tests): \(binary)")
+        try await withBroker { broker in try await Self.shutdownWithBrokerDown(broker, binary: binary) }
+    }
+
+    static func shutdownWithBrokerDown(_ broker: Broker, binary: String) async throws {
+        let config = broker.directory + "/chain.json"
+        try JSONEncoder().encode(Fixture.config()).write(to: URL(fileURLWithPath: config))
+        let watch = try await Watcher.start(broker, ["beaconnet/aggregators/+/status"])
+        let aggregator = try ChildProcess(executable: binary, arguments: ["run", "--config", config, "--id", "agg-down", "--port", "\(broker.port)"],
+                                          outputFile: broker.directory + "/agg.log")
+        try await watch.until("online") { $0.topic.hasSuffix("/agg-down/status") && $0.text.contains("\"online\"") }
+        await watch.stop()
+        try await broker.stop()
+        try await Task.sleep(for: .seconds(1))
+        aggregator.send(SIGTERM)
+        #expect(await aggregator.waitForExit(timeout: .seconds(12)), "the aggregator hung on shutdown without a broker")
+    }
+}
+
 /// Collects every message on some filters; waits for one that matches.
 final class Watcher: Sendable {
     let client: MQTTClient

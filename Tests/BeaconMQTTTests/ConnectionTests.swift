@@ -260,3 +260,20 @@ struct ConnectionTests {
         }
     }
 }
+
+extension ConnectionTests {
+    @Test("disconnect returns promptly while the broker is down and the client is reconnecting")
+    func disconnectWhileBrokerDown() async throws {
+        try await withBroker { broker in
+            let client = try await connectedClient(configuration(for: broker, clientID: "orphan"))
+            let subscription = try await client.subscribe(to: ["x/#"], qos: .atLeastOnce)
+            let consuming = Task { for await _ in subscription {} }
+            try await broker.stop()
+            try await Task.sleep(for: .milliseconds(1500))
+            let started = ContinuousClock.now
+            try await withTimeout(.seconds(8), "disconnect with the broker down") { await client.disconnect() }
+            #expect(ContinuousClock.now - started < .seconds(7))
+            try await withTimeout(.seconds(2), "subscription ends after disconnect") { await consuming.value }
+        }
+    }
+}

@@ -69,6 +69,7 @@ public final class AggregatorService: Service, Sendable {
                     inner.cancelAll()
                 }
             }
+            logger.debug("shutting down: decisions stopped")
             // Shutting down: last decisions are out; say offline, then let the publisher drain —
             // for a bounded time, so a dead broker cannot hold a SIGTERM hostage.
             writeSnapshot()
@@ -79,15 +80,18 @@ public final class AggregatorService: Service, Sendable {
             race.addTask { await publisher.value; return true }
             race.addTask { try? await Task.sleep(for: self.settings.drainTimeout); return false }
             let first = await race.next() ?? false
+            if !first {
+                // The group cannot end while `publisher.value` is awaited: stop the publisher
+                // (disconnecting fails a publish still waiting for its acknowledgement).
+                logger.error("broker unreachable at shutdown: \(state.backlog.load(ordering: .relaxed)) message(s) not published (device states are in the snapshot)")
+                publisher.cancel()
+                await client.disconnect()
+            }
             race.cancelAll()
             return first
         }
-        if !drained {
-            logger.error("broker unreachable at shutdown: \(state.backlog.load(ordering: .relaxed)) message(s) not published (device states are in the snapshot)")
-            publisher.cancel()
-        }
+        logger.debug("shutting down: drain \(drained ? "complete" : "timed out")")
         await client.disconnect()
-        await publisher.value
         logger.info("stopped")
     }
 
