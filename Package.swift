@@ -80,7 +80,10 @@ let package = Package(
         // Benchmarks are executables run in release mode; they print figures, they do not assert.
         .executableTarget(
             name: "beacon-bench",
-            dependencies: ["BeaconCore", "BeaconWire", "CJSONC"],
+            dependencies: [
+                "BeaconCore", "BeaconWire", "CJSONC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/beacon-bench",
             swiftSettings: strict),
 

@@ -27,4 +27,20 @@ static inline int bn_json_object_length(struct json_object *obj) {
     if (obj == NULL || !json_object_is_type(obj, json_type_object)) return 0;
     return json_object_object_length(obj);
 }
+
+/// Walking an object's members in insertion order without a callback, for decoders that read
+/// every member once instead of looking each key up (`json_object_object_foreach` is a macro).
+/// The first member, or NULL for an empty object or a non-object.
+static inline struct lh_entry *bn_json_object_first(struct json_object *obj) {
+    struct lh_table *table = json_object_get_object(obj);
+    return table == NULL ? NULL : lh_table_head(table);
+}
+/// The member after `entry`, or NULL.
+static inline struct lh_entry *bn_json_entry_next(const struct lh_entry *entry) { return lh_entry_next(entry); }
+/// A member's key (NUL-terminated, owned by the object).
+static inline const char *bn_json_entry_key(const struct lh_entry *entry) { return (const char *)lh_entry_k(entry); }
+/// A member's value (NULL for JSON null), owned by the object.
+static inline struct json_object *bn_json_entry_value(const struct lh_entry *entry) {
+    return (struct json_object *)lh_entry_v(entry);
+}
 #endif

@@ -1,0 +1,70 @@
+import CJSONC
+
+/// One json-c tokener, reused across payloads (`json_tokener_new_ex` allocates; resetting is
+/// cheap). Not copyable: exactly one owner frees the C handle.
+struct JSONTokener: ~Copyable {
+    /// The C handle; only this value's owner uses it, from one thread at a time.
+    private let handle: UnsafeMutablePointer<json_tokener>
+    /// The deepest nesting accepted (a lone object is depth 1).
+    let maxDepth: Int
+
+    init(maxDepth: Int) {
+        self.maxDepth = max(1, min(maxDepth, 1000))
+        // json-c's depth counts one more than the levels it lets through.
+        guard let handle = json_tokener_new_ex(Int32(self.maxDepth + 1)) else {
+            fatalError("json_tokener_new_ex failed: out of memory")
+        }
+        // Strict: no trailing commas or garbage, no leading zeros. Always validate UTF-8.
+        json_tokener_set_flags(handle, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8)
+        self.handle = handle
+    }
+
+    deinit { json_tokener_free(handle) }
+
+    /// Parses one complete JSON document. The caller owns the returned root and must
+    /// `json_object_put` it. A JSON `null` document is reported as a wrong type, not returned.
+    func parse(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> OpaquePointer {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else {
+            throw WireError(field: "", reason: .invalidJSON(offset: 0, description: "unexpected end of data"))
+        }
+        json_tokener_reset(handle)
+        let root = json_tokener_parse_ex(handle, start.assumingMemoryBound(to: CChar.self), Int32(clamping: bytes.count))
+        let status = json_tokener_get_error(handle)
+        let end = json_tokener_get_parse_end(handle)
+        if status == json_tokener_continue {
+            // A bare `null`, `true` or number could still go on; json-c decides on a NUL byte.
+            // Feed one so that a top-level scalar is named as such rather than as truncated.
+            if let scalar = json_tokener_parse_ex(handle, ("" as StaticString).cString, 1) {
+                defer { json_object_put(scalar) }
+                throw WireError(field: "", reason: .wrongType(expected: .object, found: JSONKind(of: scalar)))
+            }
+            if json_tokener_get_error(handle) == json_tokener_success {
+                throw WireError(field: "", reason: .wrongType(expected: .object, found: .null))
+            }
+        }
+        guard status == json_tokener_success else {
+            json_object_put(root)
+            throw WireError(field: "", reason: reason(for: status, at: end, length: bytes.count))
+        }
+        guard end == bytes.count else {
+            // json-c stops at a NUL byte and reports success; anything after the document is garbage.
+            json_object_put(root)
+            throw WireError(field: "", reason: .invalidJSON(offset: end, description: "unexpected data after the JSON value"))
+        }
+        guard let root else { throw WireError(field: "", reason: .wrongType(expected: .object, found: .null)) }
+        return root
+    }
+
+    private func reason(for status: json_tokener_error, at offset: Int, length: Int) -> WireError.Reason {
+        switch status {
+        case json_tokener_error_depth:
+            return .tooDeep(limit: maxDepth)
+        case json_tokener_error_parse_utf8_string:
+            return .invalidUTF8(offset: offset)
+        case json_tokener_continue:
+            return .invalidJSON(offset: length, description: "unexpected end of data")
+        default:
+            return .invalidJSON(offset: offset, description: String(cString: json_tokener_error_desc(status)))
+        }
+    }
+}

@@ -1,0 +1,122 @@
+public import BeaconCore
+
+/// An aggregator's health and statistics (aggregator → ops), retained at
+/// `<root>/aggregators/<id>/status`, Last Will `offline`.
+public struct AggregatorStatus: WirePayload, Hashable {
+    /// What the aggregator has counted since it started (`"counters"`).
+    public struct Counters: Hashable, Sendable {
+        /// Messages received (`"messages"`).
+        public var messages: UInt64?
+        /// Sightings accepted (`"sightings"`).
+        public var sightings: UInt64?
+        /// Devices tracked now (`"devices"`).
+        public var devices: UInt64?
+        /// Rejected messages per reason code, e.g. `out_of_range` (`"rejects"`).
+        public var rejects: [String: UInt64]
+        /// Lost batches per gateway, from gaps in sequence numbers (`"loss"`).
+        public var loss: [GatewayID: UInt64]
+        /// How far event time lags behind the aggregator's clock, in milliseconds (`"lag_ms"`).
+        public var lagMilliseconds: Int64?
+
+        /// Creates counters; omitted ones are not reported.
+        public init(
+            messages: UInt64? = nil, sightings: UInt64? = nil, devices: UInt64? = nil, rejects: [String: UInt64] = [:],
+            loss: [GatewayID: UInt64] = [:], lagMilliseconds: Int64? = nil
+        ) {
+            self.messages = messages
+            self.sightings = sightings
+            self.devices = devices
+            self.rejects = rejects
+            self.loss = loss
+            self.lagMilliseconds = lagMilliseconds
+        }
+    }
+
+    /// The aggregator (`"id"`); must match the topic.
+    public var aggregator: AggregatorID
+    /// Online, or offline (`"state"`).
+    public var state: Availability
+    /// The aggregator's software version (`"version"`, ≤ 64 bytes).
+    public var version: String
+    /// When the status was taken, Unix milliseconds (`"t"`).
+    public var time: Int64
+    /// The stores this instance owns, e.g. `1-250,300` (`"stores"`); `nil` means all.
+    public var stores: String?
+    /// The aggregator's counters; empty ones leave the `"counters"` object out.
+    public var counters: Counters
+
+    /// Creates a status.
+    public init(
+        aggregator: AggregatorID, state: Availability, version: String, time: Int64, stores: String? = nil,
+        counters: Counters = Counters()
+    ) {
+        self.aggregator = aggregator
+        self.state = state
+        self.version = version
+        self.time = time
+        self.stores = stores
+        self.counters = counters
+    }
+
+    /// The topic this status is published on (retained).
+    public var topic: Topic { .aggregatorStatus(aggregator) }
+}
+
+extension AggregatorStatus {
+    public func encoded() -> [UInt8] {
+        let root = JSONNode.object()
+        root.set("v", 1)
+        root.set("id", aggregator.rawValue)
+        root.set("state", state.rawValue)
+        root.set("version", version)
+        root.set("t", time)
+        root.setIfPresent("stores", stores)
+        let counts = JSONNode.object()
+        counts.setIfPresent("messages", counters.messages)
+        counts.setIfPresent("sightings", counters.sightings)
+        counts.setIfPresent("devices", counters.devices)
+        if !counters.rejects.isEmpty {
+            let rejects = JSONNode.object()
+            for (reason, count) in counters.rejects.sorted(by: { $0.key < $1.key }) { rejects.set(dynamicKey: reason, count) }
+            counts.set("rejects", rejects)
+        }
+        if !counters.loss.isEmpty {
+            let loss = JSONNode.object()
+            for (gateway, count) in counters.loss.sorted(by: { $0.key < $1.key }) { loss.set(dynamicKey: gateway.rawValue, count) }
+            counts.set("loss", loss)
+        }
+        counts.setIfPresent("lag_ms", counters.lagMilliseconds)
+        if !counts.isEmpty { root.set("counters", counts) }
+        return root.serialized()
+    }
+
+    public static func decode(_ bytes: UnsafeRawBufferPointer, using decoder: WireDecoder) throws(WireError) -> AggregatorStatus {
+        try decoder.read(bytes) { root throws(WireError) in
+            let aggregator = try root.aggregatorID("id")
+            let state: Availability = try root.choice("state")
+            let version = try root.string("version", maxLength: WireText.maxVersionLength)
+            let time = try root.time("t")
+            let stores = try root.optionalString("stores", maxLength: WireText.maxStoresLength)
+            if let stores, !WireText.isStoreList(stores) {
+                throw WireError(field: "stores", reason: .invalidValue(value: ObjectReader.quoted(stores), expected: "stores and ranges such as 1-250,300"))
+            }
+            var counters = Counters()
+            if let counts = try root.optionalObject("counters") {
+                let limit = root.limits.maxMapEntries
+                counters = Counters(
+                    messages: try counts.optionalCount("messages"),
+                    sightings: try counts.optionalCount("sightings"),
+                    devices: try counts.optionalCount("devices"),
+                    rejects: try counts.counterMap("rejects", limit: limit) { name throws(IdentityError) in
+                        guard !name.isEmpty, name.utf8.count <= WireText.maxCodeLength else {
+                            throw IdentityError.badFormat(kind: "reject reason", text: name, rule: "1 to \(WireText.maxCodeLength) bytes")
+                        }
+                        return name
+                    },
+                    loss: try counts.counterMap("loss", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
+                    lagMilliseconds: try counts.optionalInt("lag_ms", in: WireNumbers.durationRange, unit: "ms"))
+            }
+            return AggregatorStatus(aggregator: aggregator, state: state, version: version, time: time, stores: stores, counters: counters)
+        }
+    }
+}

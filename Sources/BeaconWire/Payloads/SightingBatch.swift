@@ -1,0 +1,128 @@
+public import BeaconCore
+import CJSONC
+
+/// One raw advertising report heard by a gateway: who, when, how loud.
+public struct Sighting: Sendable, Hashable {
+    /// The RSSI and measured-power bounds, in dBm (HCI reports -127…20).
+    public static let powerRange: ClosedRange<Int> = -127...20
+    /// The longest `addr` accepted, in bytes (a colon-separated MAC is 17).
+    public static let maxAddressLength = 32
+
+    /// The device heard (`"dev"`).
+    public var device: DeviceID
+    /// When it was heard, Unix milliseconds from the gateway's clock (`"t"`).
+    public var time: Int64
+    /// Received signal strength in dBm, -127…20 (`"rssi"`).
+    public var rssi: Int
+    /// The advert's measured power at 1 m in dBm, when it carries one (`"tx"`).
+    public var txPower: Int?
+    /// The advertiser's Bluetooth address as reported, for diagnostics (`"addr"`, ≤ 32 bytes).
+    public var address: String?
+
+    /// Creates a sighting; the decoder enforces the bounds documented on each property.
+    public init(device: DeviceID, time: Int64, rssi: Int, txPower: Int? = nil, address: String? = nil) {
+        self.device = device
+        self.time = time
+        self.rssi = rssi
+        self.txPower = txPower
+        self.address = address
+    }
+}
+
+/// Everything one gateway heard in one batching window (edge → aggregator), published at
+/// `<root>/sightings/<store>/<gw>`. `sequence` increases by one per batch so that the aggregator
+/// can count lost batches per gateway.
+public struct SightingBatch: WirePayload, Hashable {
+    /// The gateway that heard the sightings (`"gw"`); must match the topic.
+    public var gateway: GatewayID
+    /// The batch's sequence number per gateway, 0 … 2⁵³−1 (`"seq"`).
+    public var sequence: UInt64
+    /// When the batch was sent, Unix milliseconds (`"sent"`).
+    public var sent: Int64
+    /// One entry per raw advertising report, in the order heard (`"sightings"`).
+    public var sightings: [Sighting]
+
+    /// Creates a batch.
+    public init(gateway: GatewayID, sequence: UInt64, sent: Int64, sightings: [Sighting]) {
+        self.gateway = gateway
+        self.sequence = sequence
+        self.sent = sent
+        self.sightings = sightings
+    }
+}
+
+extension SightingBatch {
+    public func encoded() -> [UInt8] {
+        let root = JSONNode.object()
+        root.set("v", 1)
+        root.set("gw", gateway.rawValue)
+        root.set("seq", sequence)
+        root.set("sent", sent)
+        let list = JSONNode.array(capacity: sightings.count)
+        for sighting in sightings {
+            let item = JSONNode.object()
+            item.set("dev", sighting.device.rawValue)
+            item.set("t", sighting.time)
+            item.set("rssi", sighting.rssi)
+            if let tx = sighting.txPower { item.set("tx", tx) }
+            item.setIfPresent("addr", sighting.address)
+            list.append(item)
+        }
+        root.set("sightings", list)
+        return root.serialized()
+    }
+
+    public static func decode(_ bytes: UnsafeRawBufferPointer, using decoder: WireDecoder) throws(WireError) -> SightingBatch {
+        try decoder.read(bytes) { root throws(WireError) in
+            let gateway = try root.gatewayID("gw")
+            let sequence = try root.count("seq")
+            let sent = try root.time("sent")
+            let list = try root.array("sightings", limit: root.limits.maxSightings)
+            var sightings: [Sighting] = []
+            sightings.reserveCapacity(list.count)
+            for index in 0..<list.count {
+                sightings.append(try Sighting(reading: list.object(at: index)))
+            }
+            return SightingBatch(gateway: gateway, sequence: sequence, sent: sent, sightings: sightings)
+        }
+    }
+}
+
+extension Sighting {
+    private static let power = Int64(powerRange.lowerBound)...Int64(powerRange.upperBound)
+
+    /// Reads one sighting in a single pass over its members: this runs once per advertising
+    /// report, and one walk is cheaper than five hashed key lookups.
+    @inline(__always)
+    init(reading item: ObjectReader) throws(WireError) {
+        var device: DeviceID?
+        var time: Int64?
+        var rssi: Int64?
+        var txPower: Int64?
+        var address: String?
+        var entry = bn_json_object_first(item.object)
+        while let member = entry {
+            let key = bn_json_entry_key(member)!
+            let value = bn_json_entry_value(member)
+            switch UInt8(bitPattern: key[0]) {
+            case UInt8(ascii: "d") where key.matches("dev"):
+                device = try item.deviceID(item.present(value, "dev", .string), "dev")
+            case UInt8(ascii: "t") where key.matches("t"):
+                time = try item.integer(item.present(value, "t", .integer), "t", in: item.timeBounds, unit: ObjectReader.timeUnit)
+            case UInt8(ascii: "t") where key.matches("tx"):
+                if let value { txPower = try item.integer(value, "tx", in: Self.power, unit: "dBm") }
+            case UInt8(ascii: "r") where key.matches("rssi"):
+                rssi = try item.integer(item.present(value, "rssi", .integer), "rssi", in: Self.power, unit: "dBm")
+            case UInt8(ascii: "a") where key.matches("addr"):
+                if let value { address = try item.string(value, "addr", maxLength: Self.maxAddressLength) }
+            default:
+                break  // a field from a newer edge
+            }
+            entry = bn_json_entry_next(member)
+        }
+        guard let device else { throw WireError(field: item.path.appending("dev"), reason: .missing) }
+        guard let time else { throw WireError(field: item.path.appending("t"), reason: .missing) }
+        guard let rssi else { throw WireError(field: item.path.appending("rssi"), reason: .missing) }
+        self.init(device: device, time: time, rssi: Int(rssi), txPower: txPower.map { Int($0) }, address: address)
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder: replaced by the wire codec.
-public enum BeaconWirePlaceholder {}
