@@ -6,9 +6,11 @@ extension EdgeConfig {
     public var json: JSONValue {
         var broker: [(key: String, value: JSONValue)] = [
             ("host", .string(self.broker.host)), ("port", .int(Int64(self.broker.port))),
-            ("client_id", .string(self.broker.clientID ?? gateway.rawValue)),
             ("keep_alive_s", .int(Int64(self.broker.keepAliveSeconds))),
         ]
+        // The client id defaults to the gateway id; written only when set, so the output loads
+        // back to the same config.
+        if let clientID = self.broker.clientID { broker.append(("client_id", .string(clientID))) }
         if let username = self.broker.username { broker.append(("username", .string(username))) }
         if let file = self.broker.passwordFile { broker.append(("password_file", .string(file))) }
         if let tls = self.broker.tls {

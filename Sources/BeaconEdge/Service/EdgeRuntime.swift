@@ -87,8 +87,9 @@ public final class EdgeRuntime: Sendable {
 
     /// Runs until SIGTERM/SIGINT (or, for a replay, the end of the file), then shuts down in order.
     /// Throws what a service threw (an adapter that failed); returns normally otherwise — check
-    /// ``unflushedBatches`` for what the broker did not take.
-    public func run() async throws {
+    /// ``unflushedBatches`` for what the broker did not take. Tests pass `handlingSignals: false`, so
+    /// the test process keeps its own handlers.
+    public func run(handlingSignals: Bool = true) async throws {
         let replay = source is BtsnoopReplay
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -100,7 +101,7 @@ public final class EdgeRuntime: Sendable {
                         service: source, successTerminationBehavior: replay ? .gracefullyShutdownGroup : .cancelGroup,
                         failureTerminationBehavior: .gracefullyShutdownGroup),
                 ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
+                gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
                 cancellationSignals: [],
                 logger: logger))
         logger.info(
