@@ -133,7 +133,7 @@ public final class BtsnoopReplay: Service, Sendable {
         until due: ContinuousClock.Instant, origin: (wall: ContinuousClock.Instant, capture: Int64), factor: Double,
         clock: ContinuousClock
     ) async throws {
-        while true {
+        while !Task.isShuttingDownGracefully {
             let now = clock.now
             if now >= due { return }
             try await Task.sleep(until: min(due, now + .milliseconds(100)), clock: clock)
