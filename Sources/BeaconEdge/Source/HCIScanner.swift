@@ -124,34 +124,33 @@ public final class HCIScanner: Sendable {
     }
 
     /// Configures and enables the scan; returns whether the extended commands are used.
-    private static func startScan(_ channel: CommandChannel, _ scan: EdgeConfig.Scan, logger: Logger) throws(HCIScannerError) -> Bool {
+    static func startScan(_ channel: some HCICommandTransport, _ scan: EdgeConfig.Scan, logger: Logger) throws(HCIScannerError) -> Bool {
         // Stop a scan someone left on (its answer does not matter: "disallowed" when none runs).
         _ = try? channel.send(.leSetScanEnable(false))
-        let legacy = try channel.send(.leSetScanParameters(interval: scan.intervalUnits, window: scan.windowUnits))
-        if legacy == .success {
-            let enable = HCICommand.leSetScanEnable(true)
-            let status = try channel.send(enable)
+        var refused: (command: HCICommand, status: HCIStatus)?
+        for command in [HCICommand.leSetScanParameters(interval: scan.intervalUnits, window: scan.windowUnits), .leSetScanEnable(true)] {
+            let status = try channel.send(command)
             guard status == .success else {
-                throw .commandFailed(adapter: channel.adapter, command: enable.description, status: status, detail: nil)
+                refused = (command, status)
+                break
             }
-            return false
         }
+        guard let (legacy, status) = refused else { return false }
         // Controllers that were driven with the extended commands (bluetoothd on 5.x chips does)
-        // disallow the legacy ones until reset: use the extended ones.
-        guard legacy == .commandDisallowed || legacy == .unknownCommand else {
-            throw .commandFailed(
-                adapter: channel.adapter, command: HCICommand.leSetScanParameters(interval: 0, window: 0).description,
-                status: legacy, detail: nil)
+        // disallow the legacy ones until reset, and some 5.x controllers do not know them: use
+        // the extended ones. Any other refusal is reported as it is.
+        guard status == .commandDisallowed || status == .unknownCommand else {
+            throw .commandFailed(adapter: channel.adapter, command: legacy.description, status: status, detail: nil)
         }
         logger.info(
             "legacy scan commands refused; using the extended ones",
-            metadata: ["hci.adapter": "\(channel.adapter)", "hci.status": "\(legacy)"])
-        let legacyNote = "LE Set Scan Parameters (0x200b) had answered \(legacy)"
+            metadata: ["hci.adapter": "\(channel.adapter)", "hci.command": "\(legacy)", "hci.status": "\(status)"])
+        let legacyNote = "\(legacy) had answered \(status)"
         _ = try? channel.send(.leSetExtendedScanEnable(false))
         let parameters = HCICommand.leSetExtendedScanParameters(interval: scan.intervalUnits, window: scan.windowUnits)
-        let status = try channel.send(parameters)
-        guard status == .success else {
-            throw .commandFailed(adapter: channel.adapter, command: parameters.description, status: status, detail: legacyNote)
+        let accepted = try channel.send(parameters)
+        guard accepted == .success else {
+            throw .commandFailed(adapter: channel.adapter, command: parameters.description, status: accepted, detail: legacyNote)
         }
         let enable = HCICommand.leSetExtendedScanEnable(true)
         let enabled = try channel.send(enable)
@@ -244,8 +243,16 @@ public final class HCIScanner: Sendable {
     }
 }
 
+/// Where the scan set-up sends its commands: the socket, or a scripted controller in tests.
+protocol HCICommandTransport {
+    /// The adapter, for errors.
+    var adapter: String { get }
+    /// Sends `command` and returns the status the controller answered with.
+    func send(_ command: HCICommand) throws(HCIScannerError) -> HCIStatus
+}
+
 /// Sends HCI commands on the socket and waits (bounded) for their answer; on the scanner's thread.
-struct CommandChannel {
+struct CommandChannel: HCICommandTransport {
     let fd: Int32
     let adapter: String
 
