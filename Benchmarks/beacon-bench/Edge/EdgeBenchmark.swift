@@ -131,7 +131,8 @@ struct EdgeBenchmark: ParsableCommand {
             (Self.inProcessNames[1].name, {
                 var items = 0, sum = 0
                 for packet in packets {
-                    guard let event = try? HCIEvent(packet.event) else { continue }
+                    // Only LE Meta events carry reports; the code byte says so before any parsing.
+                    guard packet.event.first == HCIEvent.leMetaEventCode, let event = try? HCIEvent(packet.event) else { continue }
                     var reports = event.advertisingReports()
                     while let report = try? reports.next() {
                         items += 1
@@ -143,7 +144,8 @@ struct EdgeBenchmark: ParsableCommand {
             (Self.inProcessNames[2].name, {
                 var items = 0, sum = 0
                 for packet in packets {
-                    guard let event = try? HCIEvent(packet.event) else { continue }
+                    // Only LE Meta events carry reports; the code byte says so before any parsing.
+                    guard packet.event.first == HCIEvent.leMetaEventCode, let event = try? HCIEvent(packet.event) else { continue }
                     var reports = event.advertisingReports()
                     while let report = try? reports.next() {
                         items += 1

@@ -30,6 +30,8 @@ public struct ReportPipeline: Sendable {
     /// event or report is counted and skipped; the reports before it in the event still count.
     public mutating func consume(_ packet: HCIPacket, sealed emit: (SealedBatch) -> Void) {
         batcher.advance(to: packet.time, sealed: emit)
+        // Only LE Meta events carry reports: skip the rest on their code byte, before parsing.
+        guard packet.event.first == HCIEvent.leMetaEventCode else { return }
         let event: HCIEvent
         do {
             event = try HCIEvent(packet.event)
