@@ -68,11 +68,11 @@ public final class BatchPublisher: Service, Sendable {
                 return
             }
             inHand.withLock { $0 = batch }
+            let start = ContinuousClock.now
             do {
                 try await client.publish(to: topic, payload: batch.payload, qos: .atLeastOnce, retain: false)
                 inHand.withLock { $0 = nil }
-                EdgeCounters.add(counters.published, UInt64(batch.sightings))
-                EdgeCounters.add(counters.publishedBatches, 1)
+                counters.recordPublished(sightings: batch.sightings, duration: .now - start)
             } catch {
                 inHand.withLock { $0 = nil }
                 switch error {
@@ -85,8 +85,7 @@ public final class BatchPublisher: Service, Sendable {
                 default:
                     // The broker or the client refuses this batch for good (too large, ACL):
                     // retrying would block every batch behind it.
-                    EdgeCounters.add(counters.droppedBatches, 1)
-                    EdgeCounters.add(counters.dropped, UInt64(batch.sightings))
+                    counters.recordDropped(batches: 1, sightings: batch.sightings)
                     logger.error(
                         "batch refused; dropped",
                         metadata: ["batch.seq": "\(batch.sequence)", "mqtt.topic": "\(topic)", "mqtt.error": "\(error)"])

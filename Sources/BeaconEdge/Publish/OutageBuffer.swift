@@ -111,8 +111,7 @@ public final class OutageBuffer: Sendable {
             logger.error("spill file failed; buffering in memory only from now on", metadata: ["buffer.error": "\(failure)"])
         }
         guard !dropped.isEmpty else { return }
-        EdgeCounters.add(counters.droppedBatches, UInt64(dropped.count))
-        EdgeCounters.add(counters.dropped, UInt64(dropped.reduce(0) { $0 + $1.1 }))
+        counters.recordDropped(batches: dropped.count, sightings: dropped.reduce(0) { $0 + $1.1 })
         let total = counters.droppedBatches.load(ordering: .relaxed)
         if total.nonzeroBitCount == 1 {  // 1, 2, 4, 8, … : visible without flooding the log
             logger.warning(

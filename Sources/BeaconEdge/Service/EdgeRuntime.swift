@@ -2,6 +2,7 @@ public import BeaconCore
 import BeaconMQTT
 public import BeaconWire
 public import Logging
+public import CoreMetrics
 public import ServiceLifecycle
 
 /// One beacon-edge, assembled: the services in start order — broker session, publisher,
@@ -20,7 +21,7 @@ public final class EdgeRuntime: Sendable {
     /// The config it runs with.
     public let config: EdgeConfig
     /// The shared counters.
-    public let counters = EdgeCounters()
+    public let counters: EdgeCounters
     /// The outage buffer.
     public let buffer: OutageBuffer
     /// The MQTT session (connection and status).
@@ -37,7 +38,10 @@ public final class EdgeRuntime: Sendable {
 
     /// Builds every service; nothing runs until ``run()``.
     /// - Throws: ``SpillFileError`` when the configured spill file cannot be used.
-    public init(config: EdgeConfig, source: Source, flushTimeout: Duration = .seconds(10), logLevel: Logger.Level = .info) throws(SpillFileError) {
+    public init(
+        config: EdgeConfig, source: Source, flushTimeout: Duration = .seconds(10), logLevel: Logger.Level = .info,
+        metrics: any MetricsFactory = MetricsSystem.factory
+    ) throws(SpillFileError) {
         func logger(_ component: String) -> Logger {
             var logger = Logger(label: "beaconnet.edge.\(component)")
             logger.logLevel = logLevel
@@ -46,6 +50,8 @@ public final class EdgeRuntime: Sendable {
         }
         self.config = config
         self.logger = logger("runtime")
+        let counters = EdgeCounters(gateway: config.gateway.rawValue, metrics: metrics)
+        self.counters = counters
         let scheme = (try? TopicScheme(root: config.topicRoot)) ?? .standard
         self.scheme = scheme
         let buffer = try OutageBuffer(
