@@ -44,17 +44,20 @@ public final class BrokerSession: Service, Sendable {
 
     /// Connects, keeps the connection and the status up until graceful shutdown, then says goodbye.
     public func run() async throws {
+        // Statuses go out one after the other from one task, so the final `offline` can never be
+        // overtaken by an `online` still waiting for its acknowledgement.
+        let (requests, request) = AsyncStream.makeStream(of: Availability.self, bufferingPolicy: .bufferingNewest(2))
+        let statusTask = Task { [client, status, logger] in
+            for await state in requests { await status.publish(on: client, state: state, logger: logger) }
+        }
         let events = client.connectionEvents()
-        let watcher = Task { [client, gate, status, logger] in
+        let watcher = Task { [gate] in
             for await event in events {
                 switch event {
                 case .connected:
                     gate.set(connected: true)
-                    // Not awaited here: a QoS 1 publish waits through reconnects, events must not.
-                    Task { await status.publish(on: client, state: .online, logger: logger) }
-                case .lost:
-                    gate.set(connected: false)
-                case .closed:
+                    request.yield(.online)
+                case .lost, .closed:
                     gate.set(connected: false)
                 }
             }
@@ -86,18 +89,15 @@ public final class BrokerSession: Service, Sendable {
             }
             if ContinuousClock.now - lastStatus >= statusInterval {
                 lastStatus = .now
-                if gate.isConnected {
-                    Task { [client, status, logger] in await status.publish(on: client, state: .online, logger: logger) }
-                }
+                if gate.isConnected { request.yield(.online) }
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(250)) }
         }
-        if client.isConnected {
-            // The final word, awaited (bounded): offline with the last counters, retained.
-            let done = await Race.first(within: .seconds(3)) { [client, status, logger] in
-                await status.publish(on: client, state: .offline, logger: logger)
-            }
-            if !done { logger.warning("final status not acknowledged within 3 s") }
+        // The final word, after any status still queued: offline with the last counters, retained.
+        if client.isConnected { request.yield(.offline) }
+        request.finish()
+        if !(await Race.first(within: .seconds(3), { await statusTask.value })) {
+            logger.warning("final status not acknowledged within 3 s")
         }
         gate.close()
         await client.disconnect()
