@@ -37,6 +37,10 @@ public final class HCIScanner: Sendable {
         self.logger = logger
     }
 
+    /// A scanner dropped without ever reading (the edge failed to start after opening it) still
+    /// disables its scan and restores the socket; after ``read(into:)`` this does nothing.
+    deinit { teardown() }
+
     /// Opens the adapter and starts scanning, on a thread of its own.
     /// - Throws: ``HCIScannerError`` saying what is missing (support, adapter, permission) and
     ///   what to do.
