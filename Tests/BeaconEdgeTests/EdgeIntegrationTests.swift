@@ -63,12 +63,12 @@ struct EdgeIntegrationTests {
             let runtime = try await replay(file, config: try config(port: broker.port), speed: .max)
             #expect(runtime.unflushedBatches == 0)
             let published = Int(runtime.counters.publishedBatches.load(ordering: .relaxed))
-            try await watcher.wait(within: .seconds(10), for: "the final status") { $0.statuses.contains { $0.state == .offline } }
+            try await watcher.wait(within: .seconds(10), for: "the final status") { $0.finalStatus != nil }
             let batches = unique(watcher.batches)
             #expect(batches.count == published)
             #expect(batches.map(\.sequence) == Array(0..<UInt64(published)))
             #expect(keys(batches) == expected)
-            let final = try #require(watcher.statuses.last)
+            let final = try #require(watcher.finalStatus)
             #expect(final.state == .offline)
             #expect(final.counters.published == UInt64(expected.count))
             #expect(final.counters.reports == 412 && final.counters.dropped == 0 && final.counters.buffered == 0)
@@ -91,7 +91,7 @@ struct EdgeIntegrationTests {
             }
             #expect(runtime.unflushedBatches == 0)
             #expect(runtime.counters.dropped.load(ordering: .relaxed) == 0)
-            try await watcher.wait(within: .seconds(15), for: "the final status") { $0.statuses.contains { $0.state == .offline } }
+            try await watcher.wait(within: .seconds(15), for: "the final status") { $0.finalStatus != nil }
             let batches = unique(watcher.batches)
             let published = Int(runtime.counters.publishedBatches.load(ordering: .relaxed))
             #expect(batches.map(\.sequence) == Array(0..<UInt64(published)))
@@ -116,7 +116,7 @@ struct EdgeIntegrationTests {
                 try await broker.start()
             }
             #expect(runtime.unflushedBatches == 0)
-            try await watcher.wait(within: .seconds(15), for: "the final status") { $0.statuses.contains { $0.state == .offline } }
+            try await watcher.wait(within: .seconds(15), for: "the final status") { $0.finalStatus != nil }
             let batches = unique(watcher.batches)
             let received = keys(batches)
             let droppedBatches = Int(runtime.counters.droppedBatches.load(ordering: .relaxed))
@@ -128,7 +128,7 @@ struct EdgeIntegrationTests {
             #expect(Set(batches.map(\.sequence)).isDisjoint(with: []) && batches.last?.sequence == UInt64(sealed - 1))
             #expect(received.count + dropped == expected.count)
             #expect(isSubsequence(received, of: expected))
-            let final = try #require(watcher.statuses.last)
+            let final = try #require(watcher.finalStatus)
             #expect(final.state == .offline && final.counters.dropped == UInt64(dropped))
             await watcher.stop()
         }

@@ -76,12 +76,12 @@ struct ProcessTests {
                 process.terminate()  // SIGTERM
             }
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            try await watcher.wait(within: .seconds(5), for: "the final status") { $0.statuses.contains { $0.state == .offline } }
+            try await watcher.wait(within: .seconds(5), for: "the final status") { $0.finalStatus != nil }
             var seen = Set<UInt64>()
             let batches = watcher.batches.filter { seen.insert($0.sequence).inserted }
             #expect(!batches.isEmpty)
             #expect(batches.map(\.sequence) == Array(0..<UInt64(batches.count)))
-            let final = try #require(watcher.statuses.last)
+            let final = try #require(watcher.finalStatus)
             #expect(final.state == .offline && final.counters.buffered == 0)
             #expect(final.counters.published == UInt64(batches.reduce(0) { $0 + $1.sightings.count }))
             // Stopped early: fewer reports than the capture holds.

@@ -75,6 +75,12 @@ final class Watcher: Sendable {
         received.filter { $0.topic.hasPrefix("beaconnet/gateways/") }.compactMap { try? GatewayStatus.decode($0.payload) }
     }
 
+    /// The edge's own final status: `offline` with its counters. (The Last Will is `offline` too,
+    /// but bare: mosquitto may publish it when it is stopped under a connected edge.)
+    var finalStatus: GatewayStatus? {
+        statuses.last { $0.state == .offline && $0.counters.published != nil }
+    }
+
     /// Waits until `condition` holds for what was received, polling every 20 ms.
     func wait(within limit: Duration, for what: String, _ condition: @escaping @Sendable (Watcher) -> Bool) async throws {
         let deadline = ContinuousClock.now + limit
