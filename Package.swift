@@ -125,6 +125,7 @@ let package = Package(
                 "BeaconEdge", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
