@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "BeaconCore", targets: ["BeaconCore"]),
         .library(name: "BeaconWire", targets: ["BeaconWire"]),
         .library(name: "BeaconMQTT", targets: ["BeaconMQTT"]),
+        .library(name: "BeaconEdge", targets: ["BeaconEdge"]),
         .executable(name: "beacon-edge", targets: ["beacon-edge"]),
         .executable(name: "beacon-aggregator", targets: ["beacon-aggregator"]),
         .executable(name: "beacon-sim", targets: ["beacon-sim"]),
@@ -24,7 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -48,6 +51,19 @@ let package = Package(
             dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // The edge's logic: sources (BlueZ HCI, btsnoop replay), decode + filter + batch, the
+        // outage buffer and the publisher, as services for one ServiceGroup.
+        .target(
+            name: "BeaconEdge",
+            dependencies: [
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "CBlueZ", "CJSONC",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict),
+
         // The aggregator's engine (pure: config, filters, decisions) and, later, its service.
         .target(
             name: "BeaconAggregator",
@@ -63,9 +79,10 @@ let package = Package(
         .executableTarget(
             name: "beacon-edge",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT", "CBlueZ",
+                "BeaconEdge", "BeaconCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -90,8 +107,9 @@ let package = Package(
         .executableTarget(
             name: "beacon-bench",
             dependencies: [
-                "BeaconCore", "BeaconWire", "CJSONC",
+                "BeaconCore", "BeaconWire", "CJSONC", "BeaconEdge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/beacon-bench",
             swiftSettings: strict),
@@ -113,6 +131,16 @@ let package = Package(
             dependencies: [
                 "BeaconWire", "BeaconCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BeaconEdgeTests",
+            dependencies: [
+                "BeaconEdge", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .testTarget(

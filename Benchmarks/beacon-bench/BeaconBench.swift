@@ -7,5 +7,5 @@ struct BeaconBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-bench",
         abstract: "Measure BeaconNet's hot paths against baselines (run with -c release).",
-        subcommands: [WireBenchmark.self])
+        subcommands: [WireBenchmark.self, EdgeBenchmark.self])
 }

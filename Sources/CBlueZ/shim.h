@@ -37,4 +37,21 @@ static inline int bn_hci_get_filter(int dd, struct hci_filter *f) {
 static inline int bn_hci_set_filter(int dd, const struct hci_filter *f) {
     return setsockopt(dd, SOL_HCI, HCI_FILTER, f, sizeof(*f));
 }
+
+/// Whether an adapter is up (`hci_test_bit(HCI_UP, &di->flags)`).
+static inline int bn_hci_dev_is_up(const struct hci_dev_info *di) {
+    return hci_test_bit(HCI_UP, (void *)&di->flags);
+}
+/// Bring an adapter up (`ioctl(HCIDEVUP)`, the macro does not import); needs CAP_NET_ADMIN.
+/// Fails with ERFKILL when the radio is blocked, EALREADY when it is up.
+static inline int bn_hci_dev_up(int dd, int dev_id) { return ioctl(dd, HCIDEVUP, dev_id); }
+/// Wait for `fd` to be readable for at most `timeout_ms`: 1 readable, 0 timeout, -1 error
+/// (errno set), -2 the socket reported an error or hang-up (the adapter went away).
+static inline int bn_poll_readable(int fd, int timeout_ms) {
+    struct pollfd pfd = { .fd = fd, .events = POLLIN, .revents = 0 };
+    int rc = poll(&pfd, 1, timeout_ms);
+    if (rc <= 0) return rc;
+    if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) return -2;
+    return 1;
+}
 #endif

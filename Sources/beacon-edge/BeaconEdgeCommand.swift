@@ -1,19 +1,165 @@
 import ArgumentParser
+import BeaconCore
+import BeaconEdge
+import Foundation
+import Logging
 
 /// beacon-edge: one per gateway. Scans BLE (BlueZ HCI or a btsnoop replay), decodes beacons and
 /// publishes raw sightings to the broker.
 @main
-struct BeaconEdgeCommand: ParsableCommand {
+struct BeaconEdgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-edge",
         abstract: "Scan BLE advertising on one gateway and publish raw sightings to MQTT.",
         discussion: """
-            Not implemented yet: scanning, replay and publishing land with the edge issue. \
-            This executable exists so the package layout and CI are complete.
-            """)
+            Reads the config file (see config/edge.example.json), applies the flags on top, and runs \
+            until SIGTERM or SIGINT: scan → decode → allow-list → one batch per window → publish \
+            (QoS 1), with a retained status and an `offline` Last Will. With --replay FILE it replays \
+            a btsnoop capture through the same path and exits 0 once every batch is acknowledged.
 
-    func run() throws {
-        print("beacon-edge: not implemented yet (see the edge issue); try --help")
-        throw ExitCode(2)
+            Exit status: 0 done; 64 bad arguments; 78 bad config; 69 no adapter, permission or \
+            capture; 75 the broker did not take every batch before the flush timeout; 1 otherwise.
+            """,
+        subcommands: [DecodeCommand.self])
+
+    @Option(name: .long, help: "The JSON config file.")
+    var config: String?
+
+    @Option(help: "This gateway's id (gateway).")
+    var gateway: String?
+
+    @Option(help: "The store, iBeacon major (store).")
+    var store: Int?
+
+    @Option(help: "The section, iBeacon minor (section).")
+    var section: Int?
+
+    @Option(name: .customLong("broker-host"), help: "Broker host (broker.host).")
+    var brokerHost: String?
+
+    @Option(name: .customLong("broker-port"), help: "Broker port (broker.port).")
+    var brokerPort: Int?
+
+    @Option(help: "BlueZ adapter (scan.adapter), e.g. hci0.")
+    var adapter: String?
+
+    @Option(name: .customLong("ibeacon-uuid"), help: "Allow an iBeacon UUID (allow_list.ibeacon_uuids); repeatable.")
+    var iBeaconUUIDs: [String] = []
+
+    @Flag(name: .customLong("allow-all"), help: "Publish every device with an identity (allow_all).")
+    var allowAll = false
+
+    @Option(name: .customLong("batch-window-ms"), help: "Batch window in ms (batch_window_ms).")
+    var batchWindow: Int?
+
+    @Option(name: .customLong("spill-file"), help: "Outage buffer spill file (buffer.spill_file).")
+    var spillFile: String?
+
+    @Option(name: .customLong("topic-root"), help: "Topic root (topic_root).")
+    var topicRoot: String?
+
+    @Option(help: "Replay this btsnoop capture instead of scanning.")
+    var replay: String?
+
+    @Option(help: "Replay speed: 1 (as recorded), another factor, or max.")
+    var speed = "1"
+
+    @Flag(name: .customLong("rebase-time"), help: "Shift replayed timestamps so that the capture starts now.")
+    var rebaseTime = false
+
+    @Option(name: .customLong("flush-timeout"), help: "Seconds shutdown waits for the broker to take what is left.")
+    var flushTimeout = 10.0
+
+    @Flag(name: .customLong("print-config"), help: "Print the effective config and exit.")
+    var printConfig = false
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard BtsnoopReplay.Speed(speed) != nil else { throw ValidationError("--speed must be max or a positive number, got \(speed)") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
+        guard flushTimeout > 0 else { throw ValidationError("--flush-timeout must be positive") }
+    }
+
+    /// The flags that stand for config keys.
+    var overrides: [ConfigOverride] {
+        var list: [ConfigOverride] = []
+        func add(_ path: [String], _ value: JSONValue?, _ flag: String) {
+            if let value { list.append(ConfigOverride(path: path, value: value, flag: flag)) }
+        }
+        add(["gateway"], gateway.map(JSONValue.string), "--gateway")
+        add(["store"], store.map { .int(Int64($0)) }, "--store")
+        add(["section"], section.map { .int(Int64($0)) }, "--section")
+        add(["broker", "host"], brokerHost.map(JSONValue.string), "--broker-host")
+        add(["broker", "port"], brokerPort.map { .int(Int64($0)) }, "--broker-port")
+        add(["scan", "adapter"], adapter.map(JSONValue.string), "--adapter")
+        add(["allow_list", "ibeacon_uuids"], iBeaconUUIDs.isEmpty ? nil : .array(iBeaconUUIDs.map(JSONValue.string)), "--ibeacon-uuid")
+        add(["allow_all"], allowAll ? .bool(true) : nil, "--allow-all")
+        add(["batch_window_ms"], batchWindow.map { .int(Int64($0)) }, "--batch-window-ms")
+        add(["buffer", "spill_file"], spillFile.map(JSONValue.string), "--spill-file")
+        add(["topic_root"], topicRoot.map(JSONValue.string), "--topic-root")
+        return list
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let edgeConfig: EdgeConfig
+        do {
+            edgeConfig = try EdgeConfig.load(file: config, overrides: overrides)
+        } catch {
+            FileHandle.standardError.write(Data("beacon-edge: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+        if printConfig {
+            print(edgeConfig.json.serialized(pretty: true))
+            return
+        }
+        var logger = Logger(label: "beaconnet.edge")
+        logger.logLevel = level
+        logger[metadataKey: "gateway.id"] = "\(edgeConfig.gateway.rawValue)"
+
+        let source: EdgeRuntime.Source
+        if let replay {
+            do {
+                let file = try BtsnoopReplay.open(replay)
+                let offset = rebaseTime ? BtsnoopReplay.rebasedOffset(for: file) : 0
+                source = .replay(file, path: replay, speed: BtsnoopReplay.Speed(speed) ?? .max, timeOffset: offset)
+            } catch {
+                FileHandle.standardError.write(Data("beacon-edge: \(error)\n".utf8))
+                throw ExitCode(69)
+            }
+        } else {
+            do {
+                source = .hci(try await HCIScanner.open(adapter: edgeConfig.scan.adapter, scan: edgeConfig.scan, logger: logger))
+            } catch {
+                FileHandle.standardError.write(Data("beacon-edge: \(error)\n".utf8))
+                throw ExitCode(69)
+            }
+        }
+        let runtime: EdgeRuntime
+        do {
+            runtime = try EdgeRuntime(
+                config: edgeConfig, source: source, flushTimeout: .milliseconds(Int64(flushTimeout * 1000)), logLevel: level)
+        } catch {
+            FileHandle.standardError.write(Data("beacon-edge: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+        do {
+            try await runtime.run()
+        } catch {
+            FileHandle.standardError.write(Data("beacon-edge: stopped: \(error)\n".utf8))
+            throw ExitCode(error is HCIScannerError ? 69 : 1)
+        }
+        let left = runtime.unflushedBatches
+        if left > 0 {
+            FileHandle.standardError.write(Data("beacon-edge: \(left) batch(es) not acknowledged by the broker before the flush timeout\n".utf8))
+            throw ExitCode(75)
+        }
     }
 }

@@ -20,7 +20,12 @@ extension ClientCore {
         await withCheckedContinuation { continuation in
             var mid: Int32 = 0
             let rc = send(&mid)
-            guard rc == MOSQ_ERR_SUCCESS else {
+            // A QoS 1/2 publish that finds the socket gone (the connection dropped after the phase
+            // check) is still queued by libmosquitto, which sends it after the reconnect: wait for
+            // its acknowledgement like any packet in flight, or the caller would resend it and the
+            // broker would get it twice while the caller counted it as not sent.
+            let queued = survivesReconnect && rc == Int32(MOSQ_ERR_NO_CONN.rawValue)
+            guard rc == MOSQ_ERR_SUCCESS || queued else {
                 continuation.resume(returning: .failure(failure(rc)))
                 return
             }

@@ -1,0 +1,273 @@
+import BeaconCore
+import BeaconWire
+import Foundation
+
+/// A value given on the command line that replaces (or adds) one key of the config file.
+public struct ConfigOverride: Sendable {
+    /// The key's path, e.g. `["broker", "port"]`.
+    public var path: [String]
+    /// The value, as it would be written in the file.
+    public var value: JSONValue
+    /// The flag it came from (`--broker-port`), named in errors.
+    public var flag: String
+
+    /// Makes an override.
+    public init(path: [String], value: JSONValue, flag: String) {
+        self.path = path
+        self.value = value
+        self.flag = flag
+    }
+}
+
+extension EdgeConfig {
+    /// Reads the config file (if any), applies the flags on top, and validates the result.
+    /// Unknown keys are errors, so a typo is reported instead of leaving a default in force.
+    /// - Throws: ``EdgeConfigError`` with every problem, each with its JSON path.
+    public static func load(file: String?, overrides: [ConfigOverride] = []) throws(EdgeConfigError) -> EdgeConfig {
+        var tree = JSONValue.object([])
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw EdgeConfigError(file: file, issues: [EdgeConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
+            }
+            do {
+                tree = try JSONValue.parse(Array(data))
+            } catch {
+                throw EdgeConfigError(file: file, issues: [EdgeConfigIssue(path: "$", message: error.message)])
+            }
+            guard case .object = tree else {
+                throw EdgeConfigError(file: file, issues: [EdgeConfigIssue(path: "$", message: "must be a JSON object")])
+            }
+        }
+        var flags: [String: String] = [:]
+        for override in overrides {
+            tree.set(override.path[...], to: override.value)
+            flags["$." + override.path.joined(separator: ".")] = override.flag
+        }
+        var reader = ConfigReader(flags: flags)
+        let config = reader.config(tree)
+        guard let config, reader.issues.isEmpty else {
+            throw EdgeConfigError(file: file, issues: reader.issues)
+        }
+        return config
+    }
+
+    /// The keys the format knows, per object path; anything else is reported.
+    static let knownKeys: [String: Set<String>] = [
+        "$": [
+            "comment", "gateway", "store", "section", "broker", "scan", "allow_list", "allow_all", "batch_window_ms",
+            "buffer", "status_interval_s", "topic_root", "include_address",
+        ],
+        "$.broker": ["host", "port", "client_id", "username", "password_file", "tls", "keep_alive_s"],
+        "$.broker.tls": ["ca_file", "cert_file", "key_file"],
+        "$.scan": ["adapter", "interval_ms", "window_ms"],
+        "$.allow_list": ["ibeacon_uuids", "eddystone_namespaces", "altbeacon_ids"],
+        "$.buffer": ["max_batches", "spill_file", "memory_batches"],
+    ]
+}
+
+/// Walks the config tree, collecting every issue with its path.
+private struct ConfigReader {
+    let flags: [String: String]
+    var issues: [EdgeConfigIssue] = []
+
+    mutating func fail(_ path: String, _ message: String) {
+        let origin = flags[path].map { " (from \($0))" } ?? ""
+        issues.append(EdgeConfigIssue(path: path, message: message + origin))
+    }
+
+    mutating func object(_ value: JSONValue?, _ path: String) -> JSONValue? {
+        guard let value, value != .null else { return nil }
+        guard case .object(let members) = value else {
+            fail(path, "must be an object")
+            return nil
+        }
+        let known = EdgeConfig.knownKeys[path] ?? []
+        for (key, _) in members where !known.contains(key) {
+            fail("\(path).\(key)", "unknown key (known here: \(known.sorted().joined(separator: ", ")))")
+        }
+        return value
+    }
+
+    mutating func integer(_ value: JSONValue?, _ path: String, in range: ClosedRange<Int>, default fallback: Int?) -> Int? {
+        guard let value, value != .null else {
+            if fallback == nil { fail(path, "is required") }
+            return fallback
+        }
+        guard case .int(let number) = value else {
+            fail(path, "must be an integer, got \(value.serialized())")
+            return fallback
+        }
+        guard number >= Int64(range.lowerBound), number <= Int64(range.upperBound) else {
+            fail(path, "must be \(range.lowerBound)–\(range.upperBound), got \(number)")
+            return fallback
+        }
+        return Int(number)
+    }
+
+    mutating func number(_ value: JSONValue?, _ path: String, in range: ClosedRange<Double>, default fallback: Double) -> Double {
+        guard let value, value != .null else { return fallback }
+        let number: Double
+        switch value {
+        case .int(let n): number = Double(n)
+        case .double(let n): number = n
+        default:
+            fail(path, "must be a number, got \(value.serialized())")
+            return fallback
+        }
+        guard range.contains(number) else {
+            fail(path, "must be \(range.lowerBound)–\(range.upperBound), got \(number)")
+            return fallback
+        }
+        return number
+    }
+
+    mutating func string(_ value: JSONValue?, _ path: String) -> String? {
+        guard let value, value != .null else { return nil }
+        guard case .string(let text) = value else {
+            fail(path, "must be a string, got \(value.serialized())")
+            return nil
+        }
+        guard !text.isEmpty else {
+            fail(path, "must not be empty")
+            return nil
+        }
+        return text
+    }
+
+    mutating func bool(_ value: JSONValue?, _ path: String) -> Bool {
+        guard let value, value != .null else { return false }
+        guard case .bool(let flag) = value else {
+            fail(path, "must be true or false, got \(value.serialized())")
+            return false
+        }
+        return flag
+    }
+
+    mutating func list<T>(_ value: JSONValue?, _ path: String, what: String, _ parse: (String) -> T?) -> [T] {
+        guard let value, value != .null else { return [] }
+        guard case .array(let items) = value else {
+            fail(path, "must be an array of \(what)")
+            return []
+        }
+        var parsed: [T] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let text) = item, let element = parse(text) else {
+                fail("\(path)[\(index)]", "must be \(what), got \(item.serialized())")
+                continue
+            }
+            parsed.append(element)
+        }
+        return parsed
+    }
+
+    mutating func readable(_ file: String?, _ path: String) {
+        guard let file else { return }
+        if !FileManager.default.isReadableFile(atPath: file) {
+            fail(path, "cannot read \(file) (missing or not readable)")
+        }
+    }
+
+    mutating func config(_ root: JSONValue) -> EdgeConfig? {
+        _ = object(root, "$")
+        var gateway: GatewayID?
+        if let text = string(root["gateway"], "$.gateway") {
+            do { gateway = try GatewayID(text) } catch { fail("$.gateway", "\(error)") }
+        } else if root["gateway"] == nil || root["gateway"] == .null {
+            fail("$.gateway", "is required: this gateway's id, gw- followed by a-z, 0-9 or -")
+        }
+        let store = integer(root["store"], "$.store", in: 0...65535, default: nil)
+        let section = integer(root["section"], "$.section", in: 0...65535, default: nil)
+
+        var broker = EdgeConfig.Broker()
+        if let node = object(root["broker"], "$.broker") {
+            broker.host = string(node["host"], "$.broker.host") ?? broker.host
+            broker.port = integer(node["port"], "$.broker.port", in: 1...65535, default: broker.port) ?? broker.port
+            broker.clientID = string(node["client_id"], "$.broker.client_id")
+            broker.username = string(node["username"], "$.broker.username")
+            broker.passwordFile = string(node["password_file"], "$.broker.password_file")
+            broker.keepAliveSeconds = integer(node["keep_alive_s"], "$.broker.keep_alive_s", in: 5...3600, default: 30) ?? 30
+            if let file = broker.passwordFile {
+                if broker.username == nil { fail("$.broker.password_file", "needs broker.username") }
+                if let data = FileManager.default.contents(atPath: file) {
+                    var text = String(decoding: data, as: UTF8.self)
+                    while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+                    broker.password = text
+                } else {
+                    fail("$.broker.password_file", "cannot read \(file) (missing or not readable)")
+                }
+            }
+            if let tls = object(node["tls"], "$.broker.tls") {
+                let ca = string(tls["ca_file"], "$.broker.tls.ca_file")
+                if ca == nil { fail("$.broker.tls.ca_file", "is required with TLS") }
+                let cert = string(tls["cert_file"], "$.broker.tls.cert_file")
+                let key = string(tls["key_file"], "$.broker.tls.key_file")
+                if (cert == nil) != (key == nil) {
+                    fail("$.broker.tls", "cert_file and key_file go together: give both or neither")
+                }
+                readable(ca, "$.broker.tls.ca_file")
+                readable(cert, "$.broker.tls.cert_file")
+                readable(key, "$.broker.tls.key_file")
+                if let ca { broker.tls = EdgeConfig.TLS(caFile: ca, certFile: cert, keyFile: key) }
+            }
+        }
+
+        var scan = EdgeConfig.Scan()
+        if let node = object(root["scan"], "$.scan") {
+            scan.adapter = string(node["adapter"], "$.scan.adapter") ?? scan.adapter
+            scan.intervalMilliseconds = number(node["interval_ms"], "$.scan.interval_ms", in: 2.5...10240, default: 100)
+            scan.windowMilliseconds = number(node["window_ms"], "$.scan.window_ms", in: 2.5...10240, default: 100)
+            if scan.windowMilliseconds > scan.intervalMilliseconds {
+                fail("$.scan.window_ms", "must not exceed scan.interval_ms (\(scan.intervalMilliseconds))")
+            }
+        }
+        if !scan.adapter.hasPrefix("hci") || Int(scan.adapter.dropFirst(3)) == nil {
+            fail("$.scan.adapter", "must be a BlueZ adapter name such as hci0, got \(scan.adapter)")
+        }
+
+        var allow = AllowList(allowAll: bool(root["allow_all"], "$.allow_all"))
+        if let node = object(root["allow_list"], "$.allow_list") {
+            allow.iBeaconUUIDs = list(node["ibeacon_uuids"], "$.allow_list.ibeacon_uuids", what: "a UUID", UUID128.init)
+            allow.eddystoneNamespaces = list(
+                node["eddystone_namespaces"], "$.allow_list.eddystone_namespaces", what: "20 hex digits",
+                EddystoneNamespace.init(hex:))
+            allow.altBeaconIDs = list(node["altbeacon_ids"], "$.allow_list.altbeacon_ids", what: "a UUID", UUID128.init)
+        }
+        if allow.allowAll && !allow.isEmpty {
+            fail("$.allow_all", "true publishes everything, so allow_list must be empty; keep one of the two")
+        } else if !allow.allowAll && allow.isEmpty && !issues.contains(where: { $0.path.hasPrefix("$.allow_list") }) {
+            fail(
+                "$.allow_list",
+                "is empty: list the chain's iBeacon UUIDs (ibeacon_uuids), Eddystone namespaces or AltBeacon ids, or set \"allow_all\": true to publish every device (strangers' phones included)")
+        }
+
+        let window = integer(root["batch_window_ms"], "$.batch_window_ms", in: 10...60_000, default: 1000) ?? 1000
+        var buffer = EdgeConfig.Buffer()
+        if let node = object(root["buffer"], "$.buffer") {
+            buffer.maxBatches = integer(node["max_batches"], "$.buffer.max_batches", in: 1...1_000_000, default: 3600) ?? 3600
+            buffer.spillFile = string(node["spill_file"], "$.buffer.spill_file")
+            buffer.memoryBatches =
+                integer(node["memory_batches"], "$.buffer.memory_batches", in: 1...buffer.maxBatches, default: min(60, buffer.maxBatches))
+                ?? 60
+            if node["memory_batches"] != nil, buffer.spillFile == nil {
+                fail("$.buffer.memory_batches", "only applies with buffer.spill_file (without one every batch stays in memory)")
+            }
+        }
+        let statusInterval = integer(root["status_interval_s"], "$.status_interval_s", in: 1...3600, default: 30) ?? 30
+        var topicRoot = TopicScheme.defaultRoot
+        if let text = string(root["topic_root"], "$.topic_root") {
+            do {
+                _ = try TopicScheme(root: text)
+                topicRoot = text
+            } catch {
+                fail("$.topic_root", "\(error)")
+            }
+        }
+        let includeAddress = bool(root["include_address"], "$.include_address")
+
+        guard let gateway, let store, let section else { return nil }
+        return EdgeConfig(
+            gateway: gateway, store: StoreNumber(store), section: SectionNumber(section), broker: broker, scan: scan,
+            allowList: allow, batchWindowMilliseconds: window, buffer: buffer, statusIntervalSeconds: statusInterval,
+            topicRoot: topicRoot, includeAddress: includeAddress)
+    }
+}

@@ -1,0 +1,164 @@
+public import AsyncAlgorithms
+public import BeaconCore
+import Foundation
+public import Logging
+public import ServiceLifecycle
+
+/// Replays a btsnoop capture (`btmon -w`, datalink 2001; Android's HCI snoop log, 1002; or 1001)
+/// into the pipeline, through exactly the channel the live scanner uses.
+///
+/// At ``Speed/max`` records go as fast as the pipeline takes them and windows follow the recorded
+/// timestamps; at a finite speed each record is sent when its (scaled) time comes, and the clock
+/// between records is sent too, so empty windows still produce their heartbeat on time. The
+/// service returns when the file is done, which starts the group's graceful shutdown (flush, final
+/// status, disconnect).
+public final class BtsnoopReplay: Service, Sendable {
+    /// How fast to replay.
+    public enum Speed: Sendable, Equatable, CustomStringConvertible {
+        /// As fast as possible.
+        case max
+        /// `factor` times the recorded pace (1 = as recorded).
+        case factor(Double)
+
+        /// Parses `max` or a positive number.
+        public init?(_ text: String) {
+            if text == "max" {
+                self = .max
+            } else if let value = Double(text), value > 0, value.isFinite {
+                self = .factor(value)
+            } else {
+                return nil
+            }
+        }
+
+        /// `max` or the factor.
+        public var description: String {
+            switch self {
+            case .max: return "max"
+            case .factor(let value): return value == value.rounded() ? String(Int(value)) : String(value)
+            }
+        }
+    }
+
+    /// The capture.
+    public let file: BtsnoopFile
+    /// Where it came from, for logs.
+    public let path: String
+    /// How fast.
+    public let speed: Speed
+    /// Added to every recorded time (µs): 0 keeps the recorded times; ``rebasedOffset(for:)``
+    /// moves the first record to now.
+    public let timeOffset: Int64
+    private let output: AsyncChannel<[SourceItem]>
+    private let logger: Logger
+
+    /// Reads and checks the capture's header.
+    /// - Throws: ``ReplayError`` when the file cannot be read or is not a supported btsnoop file.
+    public static func open(_ path: String) throws(ReplayError) -> BtsnoopFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(path: path, errno: Foundation.errno)
+        }
+        do {
+            return try BtsnoopFile(Array(data))
+        } catch {
+            throw .notACapture(path: path, error)
+        }
+    }
+
+    /// The offset that moves the capture's first record to now.
+    public static func rebasedOffset(for file: BtsnoopFile) -> Int64 {
+        var records = file.records
+        guard let first = try? records.next() else { return 0 }
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        return now - first.timestamp.unixMicroseconds
+    }
+
+    /// Makes the replay; `output` is the pipeline's input channel.
+    public init(
+        file: BtsnoopFile, path: String, speed: Speed, timeOffset: Int64 = 0, output: AsyncChannel<[SourceItem]>,
+        logger: Logger
+    ) {
+        self.file = file
+        self.path = path
+        self.speed = speed
+        self.timeOffset = timeOffset
+        self.output = output
+        self.logger = logger
+    }
+
+    /// Sends every HCI event of the capture, then finishes the channel.
+    public func run() async throws {
+        defer { output.finish() }
+        var records = file.records
+        var chunk: [SourceItem] = []
+        chunk.reserveCapacity(256)
+        var events = 0
+        let clock = ContinuousClock()
+        var origin: (wall: ContinuousClock.Instant, capture: Int64)?
+        do {
+            while let record = try records.next() {
+                if Task.isCancelled || Task.isShuttingDownGracefully { break }
+                guard let event = record.hciEvent else { continue }
+                let time = record.timestamp.unixMicroseconds &+ timeOffset
+                if case .factor(let factor) = speed {
+                    let start = origin ?? (clock.now, time)
+                    origin = start
+                    let due = start.wall + .microseconds(Double(time - start.capture) / factor)
+                    if due > clock.now {
+                        if !chunk.isEmpty {
+                            await output.send(chunk)
+                            chunk.removeAll(keepingCapacity: true)
+                        }
+                        try await wait(until: due, origin: start, factor: factor, clock: clock)
+                    }
+                }
+                chunk.append(.packet(HCIPacket(event: event, time: time)))
+                events += 1
+                if chunk.count == 256 || speed != .max {
+                    await output.send(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+        } catch let error as BtsnoopError {
+            // A capture cut off while it was written: replay what came before, say where it ended.
+            logger.warning("capture ends early", metadata: ["replay.file": "\(path)", "replay.error": "\(error)"])
+        }
+        if !chunk.isEmpty { await output.send(chunk) }
+        logger.info("replay done", metadata: ["replay.file": "\(path)", "replay.events": "\(events)", "replay.speed": "\(speed)"])
+    }
+
+    /// Sleeps until `due`, telling the pipeline the capture's clock every 100 ms of wall time so
+    /// that windows close (and heartbeats go out) during gaps between records.
+    private func wait(
+        until due: ContinuousClock.Instant, origin: (wall: ContinuousClock.Instant, capture: Int64), factor: Double,
+        clock: ContinuousClock
+    ) async throws {
+        while !Task.isShuttingDownGracefully {
+            let now = clock.now
+            if now >= due { return }
+            try await Task.sleep(until: min(due, now + .milliseconds(100)), clock: clock)
+            let elapsed = clock.now - origin.wall
+            let (seconds, attoseconds) = elapsed.components
+            let micros = Double(seconds) * 1e6 + Double(attoseconds) / 1e12
+            await output.send([.clock(origin.capture + Int64(micros * factor))])
+        }
+    }
+}
+
+/// A capture that cannot be replayed.
+public enum ReplayError: Error, Sendable, CustomStringConvertible {
+    /// The file could not be read; `errno` as the read left it.
+    case unreadable(path: String, errno: Int32)
+    /// The file is not a btsnoop capture this reader understands.
+    case notACapture(path: String, BtsnoopError)
+
+    /// One line for the operator.
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let code):
+            return "cannot read capture \(path): \(String(cString: strerror(code))) (errno \(code))"
+        case .notACapture(let path, let error):
+            return "cannot replay \(path): \(error)"
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import BeaconCore
+import BeaconEdge
+import Foundation
+
+/// `beacon-edge decode FILE`: every advertising report of a capture as one JSON line; publishes
+/// nothing.
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Print every advertising report of a btsnoop capture as one JSON line.",
+        discussion: """
+            Fields: t (ms), addr, addr_type, rssi, event_type, kind (ibeacon, eddystone-uid, \
+            eddystone-url, eddystone-tlm, altbeacon, other) and the kind's fields. Malformed events \
+            are counted on stderr and skipped.
+            """)
+
+    @Argument(help: "A btsnoop capture (datalink 1001, 1002 or 2001).")
+    var file: String
+
+    func run() throws {
+        let capture: BtsnoopFile
+        do {
+            capture = try BtsnoopReplay.open(file)
+        } catch {
+            FileHandle.standardError.write(Data("beacon-edge decode: \(error)\n".utf8))
+            throw ExitCode(69)
+        }
+        var out = ""
+        out.reserveCapacity(1 << 16)
+        var reports = 0
+        var malformed = 0
+        var records = capture.records
+        do {
+            while let record = try records.next() {
+                guard let bytes = record.hciEvent else { continue }
+                let time = record.timestamp.unixMicroseconds
+                do {
+                    var iterator = try HCIEvent(bytes).advertisingReports()
+                    while let report = try iterator.next() {
+                        reports += 1
+                        out += ReportDescription.json(report, time: time).serialized()
+                        out += "\n"
+                        if out.utf8.count > 60_000 {
+                            FileHandle.standardOutput.write(Data(out.utf8))
+                            out.removeAll(keepingCapacity: true)
+                        }
+                    }
+                } catch {
+                    malformed += 1
+                    FileHandle.standardError.write(Data("beacon-edge decode: record at byte \(record.offset): \(error)\n".utf8))
+                }
+            }
+        } catch {
+            FileHandle.standardError.write(Data("beacon-edge decode: \(error)\n".utf8))
+        }
+        FileHandle.standardOutput.write(Data(out.utf8))
+        FileHandle.standardError.write(Data("beacon-edge decode: \(reports) reports, \(malformed) malformed events\n".utf8))
+    }
+}

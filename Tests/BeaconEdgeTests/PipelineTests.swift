@@ -1,0 +1,119 @@
+import BeaconCore
+import BeaconEdge
+import BeaconWire
+import Testing
+
+/// Decode → filter → batch over real captures and hand-made events: what is published, what is
+/// filtered, what is malformed.
+@Suite("Report pipeline")
+struct PipelineTests {
+    func run(_ packets: [HCIPacket], allow: AllowList, window: Int = 1000) -> (batches: [SealedBatch], counts: PipelineCounts) {
+        var pipeline = ReportPipeline(allowList: allow, batcher: Batcher(gateway: testGateway, windowMilliseconds: window))
+        var sealed: [SealedBatch] = []
+        for packet in packets { pipeline.consume(.packet(packet)) { sealed.append($0) } }
+        pipeline.finish { sealed.append($0) }
+        return (sealed, pipeline.takeCounts())
+    }
+
+    @Test("the csacca capture: the 11 iBeacon frames of the allowed UUID, nothing else", .enabled(if: TestData.available, TestData.skipNote))
+    func csaccaAllowList() throws {
+        let file = try BtsnoopFile(try TestData.bytes(TestData.csacca))
+        let (sealed, counts) = run(try packets(of: file), allow: AllowList(iBeaconUUIDs: [csaccaUUID]))
+        let sightings = try decoded(sealed).flatMap(\.sightings)
+        #expect(counts.reports == 412)
+        #expect(counts.malformed == 0)
+        #expect(sightings.count == 11)
+        #expect(counts.filtered == 401)
+        #expect(Set(sightings.map(\.device.rawValue)) == [
+            "ib-494E5445-4C4C-495F-524F-434B535F4857-20594-62207", "ib-494E5445-4C4C-495F-524F-434B535F4857-20597-62207",
+        ])
+        #expect(sightings.allSatisfy { $0.txPower == -62 })
+        // Sequence numbers are contiguous from 0, one batch per window of the capture.
+        #expect(sealed.map(\.sequence) == Array(0..<UInt64(sealed.count)))
+    }
+
+    @Test("another UUID on the list publishes nothing from that capture, heartbeats only", .enabled(if: TestData.available, TestData.skipNote))
+    func strangers() throws {
+        let file = try BtsnoopFile(try TestData.bytes(TestData.csacca))
+        let (sealed, counts) = run(try packets(of: file), allow: AllowList(iBeaconUUIDs: [UUID128("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!]))
+        #expect(counts.filtered == 412)
+        #expect(!sealed.isEmpty && sealed.allSatisfy { $0.sightings == 0 })
+    }
+
+    @Test("allow_all publishes every report with an identity (beacon or stable address)", .enabled(if: TestData.available, TestData.skipNote))
+    func allowAll() throws {
+        let file = try BtsnoopFile(try TestData.bytes(TestData.csacca))
+        let (sealed, counts) = run(try packets(of: file), allow: .everything)
+        #expect(counts.reports == 412)
+        #expect(counts.sightings + counts.filtered + counts.malformed == 412)
+        #expect(sealed.reduce(0) { $0 + $1.sightings } == Int(counts.sightings))
+        #expect(counts.sightings == 176)
+    }
+
+    @Test("extended reports (datalink 1002, subevent 0x0D) go through the same path", .enabled(if: TestData.available, TestData.skipNote))
+    func extended() throws {
+        let file = try BtsnoopFile(try TestData.bytes(TestData.androidExtended))
+        let (_, counts) = run(try packets(of: file), allow: .everything)
+        #expect(counts.reports == 12)
+        // One random (rotating) address, no beacon frame: no identity, so nothing is published.
+        #expect(counts.filtered == 12)
+    }
+
+    @Test("a btmon capture (datalink 2001) replays without reports or errors", .enabled(if: TestData.available, TestData.skipNote))
+    func btmon() throws {
+        let file = try BtsnoopFile(try TestData.bytes(TestData.btmon))
+        #expect(file.datalink == .linuxMonitor)
+        let (_, counts) = run(try packets(of: file), allow: .everything)
+        #expect(counts.reports == 0 && counts.malformed == 0)
+    }
+
+    @Test("malformed events and adverts are counted and skipped; the good ones around them still count")
+    func malformed() throws {
+        let good = legacyEvent(data: iBeaconData(csaccaUUID, major: 5, minor: 6))
+        var truncated = good
+        truncated.removeLast(4)
+        truncated[1] = UInt8(truncated.count - 2)  // consistent header, report cut short
+        let badLength = [0x3E, 0x09] + Array(good[2...])  // Parameter_Total_Length disagrees
+        let overrun = legacyEvent(data: [0x02, 0x01, 0x06, 0x1F, 0xFF, 0x4C])  // AD length past the end
+        let noRSSI = legacyEvent(rssi: 127, data: iBeaconData(csaccaUUID, major: 5, minor: 6))
+        let t: Int64 = 1_704_067_200_000_000
+        let packets = [good, truncated, badLength, overrun, noRSSI, good].enumerated().map {
+            HCIPacket(event: $0.element[...], time: t + Int64($0.offset))
+        }
+        let (sealed, counts) = run(packets, allow: AllowList(iBeaconUUIDs: [csaccaUUID]))
+        #expect(counts.reports == 4)  // good, overrun, noRSSI, good
+        #expect(counts.malformed == 3)  // truncated, badLength, overrun
+        #expect(counts.filtered == 1)  // no RSSI
+        #expect(try decoded(sealed).flatMap(\.sightings).map(\.device.rawValue) == Array(repeating: "ib-494E5445-4C4C-495F-524F-434B535F4857-5-6", count: 2))
+    }
+
+    @Test("a private (rotating) address without a beacon frame is never a device, even with allow_all")
+    func privateAddress() throws {
+        let phone = legacyEvent(address: [1, 2, 3, 4, 5, 0x46], addressType: 1, data: [0x02, 0x01, 0x1A])  // 01xxxxxx: resolvable
+        let (sealed, counts) = run([HCIPacket(event: phone[...], time: 1_704_067_200_000_000)], allow: .everything)
+        #expect(counts.filtered == 1)
+        #expect(sealed.map(\.sightings) == [0])
+    }
+
+    @Test("decode's JSON lines: the csacca iBeacons with uppercase UUIDs", .enabled(if: TestData.available, TestData.skipNote))
+    func description() throws {
+        let file = try BtsnoopFile(try TestData.bytes(TestData.csacca))
+        var lines: [JSONValue] = []
+        for packet in try packets(of: file) {
+            guard let event = try? HCIEvent(packet.event) else { continue }
+            var reports = event.advertisingReports()
+            while let report = try reports.next() { lines.append(ReportDescription.json(report, time: packet.time)) }
+        }
+        #expect(lines.count == 412)
+        let beacons = lines.filter { $0["kind"] == .string("ibeacon") }
+        #expect(beacons.count == 11)
+        let first = try #require(beacons.first)
+        #expect(first["uuid"] == .string("494E5445-4C4C-495F-524F-434B535F4857"))
+        #expect(first["major"] == .int(20594) && first["minor"] == .int(62207) && first["tx"] == .int(-62))
+        #expect(first["addr"] == .string("A4:C1:38:BF:6F:AB") && first["rssi"] == .int(-49) && first["event_type"] == .int(4))
+        #expect(first["t"] == .int(1_612_150_079_789))
+        #expect(lines.allSatisfy { $0["kind"] != nil && $0["addr_type"] != nil })
+        // One compact line each.
+        #expect(!first.serialized().contains("\n"))
+    }
+}

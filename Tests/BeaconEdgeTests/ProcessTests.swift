@@ -1,0 +1,92 @@
+import BeaconCore
+import BeaconWire
+import BrokerHarness
+import Foundation
+import Testing
+
+/// The `beacon-edge` executable itself: SIGTERM shuts it down gracefully (flush, final status,
+/// clean disconnect, exit 0), and without an adapter it exits non-zero saying what to do.
+@Suite("beacon-edge process", .timeLimit(.minutes(1)))
+struct ProcessTests {
+    /// The executable beside the test bundle (built by `swift build --build-tests`).
+    static let executable: String? = {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent("beacon-edge").path }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    struct Outcome {
+        var status: Int32
+        var stderr: String
+    }
+
+    /// Runs beacon-edge; `whileRunning` gets the process after it started.
+    func run(_ arguments: [String], whileRunning: (Process) async throws -> Void = { _ in }) async throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.executable))
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        try await whileRunning(process)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            Issue.record("beacon-edge did not exit within 20 s")
+        }
+        process.waitUntilExit()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return Outcome(status: process.terminationStatus, stderr: text)
+    }
+
+    @Test("without an adapter: non-zero exit and a message that says what is missing", .enabled(if: executable != nil, "beacon-edge not built"))
+    func noAdapter() async throws {
+        guard !FileManager.default.fileExists(atPath: "/sys/class/bluetooth/hci0") else { return }
+        let outcome = try await run(["--gateway", "gw-1", "--store", "1", "--section", "1", "--allow-all", "--broker-port", "1"])
+        #expect(outcome.status == 69)
+        #expect(outcome.stderr.contains("hci0"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("Bluetooth") || outcome.stderr.contains("adapter"), "\(outcome.stderr)")
+    }
+
+    @Test("a bad config exits 78 before connecting, naming the key", .enabled(if: executable != nil, "beacon-edge not built"))
+    func badConfig() async throws {
+        let outcome = try await run(["--gateway", "gw-1", "--store", "99999", "--section", "1", "--allow-all"])
+        #expect(outcome.status == 78)
+        #expect(outcome.stderr.contains("$.store: must be 0–65535, got 99999 (from --store)"), "\(outcome.stderr)")
+    }
+
+    @Test(
+        "SIGTERM during a replay: the last window is sealed and flushed, the final status is offline, exit 0",
+        .enabled(if: executable != nil && TestData.available, "beacon-edge not built or no test data"))
+    func sigterm() async throws {
+        let file = try trimmedCsacca()
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-edge-\(UUID().uuidString).log").path
+        try Data(file.bytes).write(to: URL(fileURLWithPath: capture))
+        defer { try? FileManager.default.removeItem(atPath: capture) }
+        try await withBroker { broker in
+            let watcher = try await Watcher(broker: broker)
+            let outcome = try await run([
+                "--gateway", "gw-test-1", "--store", "12", "--section", "3", "--allow-all", "--broker-port", "\(broker.port)",
+                "--batch-window-ms", "100", "--replay", capture, "--speed", "1", "--log-level", "warning",
+            ]) { process in
+                try await Task.sleep(for: .milliseconds(1500))
+                process.terminate()  // SIGTERM
+            }
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            try await watcher.wait(within: .seconds(5), for: "the final status") { $0.finalStatus != nil }
+            var seen = Set<UInt64>()
+            let batches = watcher.batches.filter { seen.insert($0.sequence).inserted }
+            #expect(!batches.isEmpty)
+            #expect(batches.map(\.sequence) == Array(0..<UInt64(batches.count)))
+            let final = try #require(watcher.finalStatus)
+            #expect(final.state == .offline && final.counters.buffered == 0)
+            #expect(final.counters.published == UInt64(batches.reduce(0) { $0 + $1.sightings.count }))
+            // Stopped early: fewer reports than the capture holds.
+            #expect((final.counters.reports ?? 0) < 412)
+            await watcher.stop()
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import AsyncAlgorithms
+import BeaconCore
+import BeaconEdge
+import Foundation
+import Testing
+
+/// The replay source on its own: pacing, the clock between records, and the end of the file.
+@Suite("Btsnoop replay", .timeLimit(.minutes(1)))
+struct ReplayTests {
+    /// A datalink-1002 capture of `events` (Event_Code first) at the given µs offsets from 2024.
+    func capture(_ events: [(offset: Int64, event: [UInt8])]) throws -> BtsnoopFile {
+        var bytes = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
+        for (offset, event) in events {
+            let packet = [HCIEvent.h4EventPacketType] + event
+            let length = UInt32(packet.count)
+            let time = BtsnoopTimestamp.unixEpochOffset + 1_704_067_200_000_000 + offset
+            for value in [length, length, UInt32(1), UInt32(0)] { bytes += withUnsafeBytes(of: value.bigEndian, Array.init) }
+            bytes += withUnsafeBytes(of: time.bigEndian, Array.init)
+            bytes += packet
+        }
+        return try BtsnoopFile(bytes)
+    }
+
+    func items(of replay: BtsnoopReplay, from channel: AsyncChannel<[SourceItem]>) async throws -> [SourceItem] {
+        async let run: Void = replay.run()
+        var items: [SourceItem] = []
+        for await chunk in channel { items += chunk }
+        try await run
+        return items
+    }
+
+    @Test("at a finite speed records keep their spacing and the clock is sent between them")
+    func paced() async throws {
+        let event = legacyEvent(data: iBeaconData(csaccaUUID, major: 1, minor: 1))
+        let file = try capture([(0, event), (2_000_000, event)])
+        let channel = AsyncChannel<[SourceItem]>()
+        let replay = BtsnoopReplay(file: file, path: "synthetic", speed: .factor(4), output: channel, logger: testLogger)
+        let start = ContinuousClock.now
+        let items = try await items(of: replay, from: channel)
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(450), "2 s of capture at 4× takes 0.5 s, took \(elapsed)")
+        #expect(elapsed < .seconds(3))
+        let clocks = items.compactMap { if case .clock(let t) = $0 { t } else { nil } }
+        let packets = items.compactMap { if case .packet(let p) = $0 { p.time } else { nil } }
+        #expect(packets == [1_704_067_200_000_000, 1_704_067_202_000_000])
+        #expect(clocks.count >= 3, "the capture's clock every 100 ms of wall time")
+        #expect(clocks.allSatisfy { $0 > packets[0] && $0 < packets[1] + 100_000 })
+        #expect(clocks == clocks.sorted())
+    }
+
+    @Test("at max speed there is no clock item and no waiting; a time offset moves every record")
+    func max() async throws {
+        let event = legacyEvent(data: iBeaconData(csaccaUUID, major: 1, minor: 1))
+        let file = try capture([(0, event), (3_600_000_000, event)])  // an hour apart
+        let channel = AsyncChannel<[SourceItem]>()
+        let replay = BtsnoopReplay(file: file, path: "synthetic", speed: .max, timeOffset: 5, output: channel, logger: testLogger)
+        let items = try await items(of: replay, from: channel)
+        let times = items.compactMap { if case .packet(let p) = $0 { p.time } else { nil } }
+        #expect(items.count == 2)
+        #expect(times == [1_704_067_200_000_005, 1_704_070_800_000_005])
+    }
+
+    @Test("speeds parse from the command line")
+    func speeds() {
+        #expect(BtsnoopReplay.Speed("max") == .max)
+        #expect(BtsnoopReplay.Speed("1") == .factor(1))
+        #expect(BtsnoopReplay.Speed("2.5") == .factor(2.5))
+        #expect(BtsnoopReplay.Speed("0") == nil && BtsnoopReplay.Speed("fast") == nil)
+    }
+
+    @Test("a file that is not a capture is refused with its path and the reason")
+    func notACapture() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-capture-\(UUID().uuidString)").path
+        try "hello".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect {
+            _ = try BtsnoopReplay.open(path)
+        } throws: { error in
+            "\(error)".contains(path) && "\(error)".contains("btsnoop")
+        }
+        #expect(throws: ReplayError.self) { _ = try BtsnoopReplay.open("/nonexistent/capture.log") }
+    }
+}
