@@ -90,8 +90,10 @@ let package = Package(
         .executableTarget(
             name: "beacon-bench",
             dependencies: [
-                "BeaconCore", "BeaconWire", "CJSONC",
+                "BeaconCore", "BeaconWire", "CJSONC", "BeaconAggregator", "BeaconSim", "BeaconMQTT", "BrokerHarness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Benchmarks/beacon-bench",
             swiftSettings: strict),
