@@ -107,9 +107,10 @@ let package = Package(
         .executableTarget(
             name: "beacon-bench",
             dependencies: [
-                "BeaconCore", "BeaconWire", "CJSONC", "BeaconEdge",
+                "BeaconCore", "BeaconWire", "CJSONC", "BeaconEdge", "BeaconAggregator", "BeaconSim", "BeaconMQTT", "BrokerHarness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Benchmarks/beacon-bench",
             swiftSettings: strict),

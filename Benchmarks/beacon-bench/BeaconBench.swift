@@ -3,9 +3,9 @@ import ArgumentParser
 /// beacon-bench: throughput benchmarks run in release mode. They print figures for a person or a
 /// report to read; they assert nothing (tests do that).
 @main
-struct BeaconBench: ParsableCommand {
+struct BeaconBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-bench",
         abstract: "Measure BeaconNet's hot paths against baselines (run with -c release).",
-        subcommands: [WireBenchmark.self, EdgeBenchmark.self])
+        subcommands: [WireBenchmark.self, EdgeBenchmark.self, AggregatorBenchmark.self])
 }

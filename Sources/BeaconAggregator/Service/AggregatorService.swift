@@ -27,6 +27,9 @@ public final class AggregatorService: Service, Sendable {
         init(_ processor: sending MessageProcessor) { self.processor = Mutex(processor) }
     }
 
+    /// Sightings accepted into the engine so far (benchmarks and tests read it; ops read the status topic).
+    public var processedSightings: UInt64 { state.processor.withLock { $0.counters.sightings } }
+
     public init(settings: AggregatorSettings, logger: Logger) {
         self.settings = settings
         var logger = logger

@@ -1,0 +1,154 @@
+import ArgumentParser
+import BeaconAggregator
+import BeaconCore
+import BeaconMQTT
+import BeaconWire
+import BrokerHarness
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `beacon-bench aggregator`: the three figures of the aggregator issue.
+struct AggregatorBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aggregator",
+        abstract: "Aggregator throughput (in process and through mosquitto) and memory per device.")
+
+    @Option(help: "Which figures: engine, e2e, memory or all.")
+    var only = "all"
+
+    @Option(help: "Seconds of synthetic traffic per pass.")
+    var seconds = 30
+
+    func run() async throws {
+        print("beacon-bench aggregator — \(ISO8601DateFormatter().string(from: Date())), \(machineArchitecture()), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        if only == "all" || only == "engine" { try engine() }
+        if only == "all" || only == "e2e" { try await endToEnd() }
+        if only == "all" || only == "memory" { try memory() }
+    }
+
+    /// Engine + json-c decode in process: the live service's per-message path without the broker.
+    func engine() throws {
+        let traffic = try AggregatorTraffic(stores: 100, devices: 10_000, seconds: seconds)
+        let bytes = traffic.messages.reduce(0) { $0 + $1.payload.count }
+        print("\nengine + json-c decode, one core: 100 stores, 10 000 devices, 4 gateways each, 1 advert/s; \(traffic.messages.count) batches, \(traffic.sightings) sightings, avg \(bytes / traffic.messages.count) B/batch")
+        var rates: [Double] = []
+        var outputs = 0
+        for _ in 0..<3 {
+            var processor = MessageProcessor(chain: traffic.chain, scheme: .standard, aggregator: try AggregatorID("bench"))
+            var out: [Outbound] = []
+            out.reserveCapacity(1024)
+            let clock = ContinuousClock()
+            let start = clock.now
+            for m in traffic.messages {
+                processor.handle(topic: m.topic, payload: m.payload, now: nil, into: &out)
+                outputs += out.count
+                out.removeAll(keepingCapacity: true)
+            }
+            let elapsed = clock.now - start
+            rates.append(Double(processor.counters.sightings) / elapsed.seconds)
+        }
+        rates.sort()
+        print("  MessageProcessor.handle (validate, decode, engine, encode outputs): sightings: best \(formatRate(rates.last!)), median \(formatRate(rates[1]))  (target ≥ 600 000/s; \(outputs / 3) messages out per pass)")
+    }
+
+    /// Through a local mosquitto: a plain subscriber's raw delivery rate, then the aggregator's
+    /// processed rate, on the same batches in the same run.
+    func endToEnd() async throws {
+        let traffic = try AggregatorTraffic(stores: 100, devices: 10_000, seconds: seconds, start: Int64(Date().timeIntervalSince1970 * 1000) - Int64(seconds) * 1000)
+        print("\nend to end through mosquitto (QoS 1 subscriptions, 4 QoS 0 publishing tasks): \(traffic.messages.count) batches, \(traffic.sightings) sightings")
+        let broker = try await Broker.start(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0", "max_inflight_messages 0"]))
+        defer { Task { await broker.cleanUp() } }
+        let logger = Logger(label: "bench")
+
+        // 1. A plain subscriber: how fast the broker delivers these batches to one client.
+        var config = MQTTConfiguration(host: broker.host, port: broker.port, clientID: "bench-raw")
+        config.inboundBufferCapacity = 1_000_000
+        let raw = MQTTClient(configuration: config, logger: logger)
+        try await raw.connect()
+        let subscription = try await raw.subscribe(to: ["beaconnet/sightings/+/+"], qos: .atLeastOnce)
+        let clock = ContinuousClock()
+        let rawStart = clock.now
+        let counting = Task { () -> Int in
+            var n = 0
+            for await _ in subscription {
+                n += 1
+                if n == traffic.messages.count { break }
+            }
+            return n
+        }
+        try await publish(traffic, to: broker, logger: logger)
+        let received = await counting.value
+        let rawSeconds = (clock.now - rawStart).seconds
+        let dropped = subscription.droppedMessages
+        await raw.disconnect()
+        let rawRate = Double(traffic.sightings) * Double(received) / Double(traffic.messages.count) / rawSeconds
+
+        // 2. The aggregator service, on its own, same batches.
+        var settings = AggregatorSettings(chain: traffic.chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "bench-agg"),
+                                          aggregator: try AggregatorID("bench"), version: "bench")
+        settings.mqtt.inboundBufferCapacity = 1_000_000
+        settings.eventTimeOnly = true
+        let service = AggregatorService(settings: settings, logger: Logger(label: "bench.aggregator", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let group = ServiceGroup(services: [service], logger: Logger(label: "bench.group", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let running = Task { try await group.run() }
+        try await Task.sleep(for: .milliseconds(500))
+        let aggStart = clock.now
+        try await publish(traffic, to: broker, logger: logger)
+        let deadline = clock.now + .seconds(120)
+        while service.processedSightings < UInt64(traffic.sightings) && clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let aggSeconds = (clock.now - aggStart).seconds
+        let processed = service.processedSightings
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+        let aggRate = Double(processed) / aggSeconds
+        print("  broker raw delivery to a plain subscriber: \(formatRate(rawRate)) sightings/s (\(received)/\(traffic.messages.count) batches, \(dropped) dropped)")
+        print("  aggregator processed:                      \(formatRate(aggRate)) sightings/s (\(processed)/\(traffic.sightings) sightings)")
+        print("  ratio aggregator / raw: \(String(format: "%.2f", aggRate / rawRate))×  (targets: ≥ 400 000/s and ≥ 0.5×)")
+    }
+
+    func publish(_ traffic: AggregatorTraffic, to broker: Broker, logger: Logger) async throws {
+        let lanes = 4
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<lanes {
+                group.addTask {
+                    let client = MQTTClient(configuration: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "bench-pub-\(lane)"), logger: logger)
+                    try await client.connect()
+                    // Each lane owns whole gateways, so every gateway's batches stay in order.
+                    for (i, m) in traffic.messages.enumerated() where (i % traffic.chain.gateways.count) % lanes == lane {
+                        try await client.publish(to: m.topic, payload: m.payload, qos: .atMostOnce, retain: false)
+                    }
+                    await client.disconnect()
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Resident bytes per tracked device with 100 000 devices heard by 4 gateways each.
+    func memory() throws {
+        let before = residentBytes()
+        let traffic = try AggregatorTraffic(stores: 1000, devices: 100_000, seconds: 3)
+        var processor = MessageProcessor(chain: traffic.chain, scheme: .standard, aggregator: try AggregatorID("bench"))
+        var out: [Outbound] = []
+        let withTraffic = residentBytes()
+        for m in traffic.messages {
+            processor.handle(topic: m.topic, payload: m.payload, now: nil, into: &out)
+            out.removeAll(keepingCapacity: true)
+        }
+        let after = residentBytes()
+        let devices = processor.engine.trackedDevices
+        let inside = processor.snapshot().count
+        print("\nmemory: \(devices) devices tracked (\(inside) inside), 4 gateways each, 1000 stores")
+        print("  resident growth while tracking: \(after - withTraffic) B → \(String(format: "%.0f", Double(after - withTraffic) / Double(max(devices, 1)))) B/device (target ≤ 2 KiB; process \(before / 1_048_576) MiB before, traffic held in memory \((withTraffic - before) / 1_048_576) MiB)")
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (s, a) = components
+        return Double(s) + Double(a) / 1e18
+    }
+}
