@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconWire
 import BeaconCore
 import BeaconEdge
 import Foundation
@@ -8,6 +9,22 @@ import Logging
 /// publishes raw sightings to the broker.
 @main
 struct BeaconEdgeCommand: AsyncParsableCommand {
+    /// Applies the allocator tuning (a one-time re-exec, see `AllocatorTuning`), then parses and
+    /// runs the command as ArgumentParser's default `main` would.
+    static func main() async {
+        AllocatorTuning.apply()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "beacon-edge",
         abstract: "Scan BLE advertising on one gateway and publish raw sightings to MQTT.",

@@ -1,5 +1,5 @@
 import BeaconCore
-import BeaconWire
+@testable import BeaconWire
 import Testing
 
 /// Hostile and broken payloads: each is rejected with the field and reason a person needs.
@@ -192,6 +192,34 @@ struct MalformedPayloadTests {
         for bad in Self.cases where bad.limits == .default {
             #expect(throws: WireError.self) { try bad.kind.decode(bad.bytes, decoder) }
             #expect(try SightingBatch.decode(Fixtures.batch.encoded(), using: decoder) == Fixtures.batch)
+        }
+    }
+}
+
+@Suite("UTF-8 validation")
+struct UTF8ValidationTests {
+    @Test("agrees with the standard library on every 1–4 byte sequence class and at every alignment")
+    func agreesWithStandardLibrary() {
+        var random = SystemRandomNumberGenerator()
+        let samples: [[UInt8]] = [
+            Array("plain ascii, long enough to use the eight-byte path".utf8),
+            Array("é — 😀 ü 中文".utf8),
+            [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
+            [0xC3], [0xE2, 0x82], [0x80], [0xFF], [0xF0, 0x9F, 0x98],
+        ]
+        for sample in samples {
+            for pad in 0..<9 {
+                let bytes = Array(repeating: UInt8(ascii: "a"), count: pad) + sample + Array("tail".utf8)
+                let expected = String(validating: bytes, as: UTF8.self) == nil
+                let got = bytes.withUnsafeBytes { UTF8Validation.firstInvalidOffset($0) }
+                #expect((got != nil) == expected, "\(bytes)")
+            }
+        }
+        for _ in 0..<5_000 {
+            let bytes = (0..<Int.random(in: 0...24, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let expected = String(validating: bytes, as: UTF8.self) == nil
+            let got = bytes.withUnsafeBytes { UTF8Validation.firstInvalidOffset($0) }
+            #expect((got != nil) == expected, "\(bytes)")
         }
     }
 }

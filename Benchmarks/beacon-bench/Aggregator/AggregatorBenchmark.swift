@@ -22,6 +22,7 @@ struct AggregatorBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         print("beacon-bench aggregator — \(ISO8601DateFormatter().string(from: Date())), \(machineArchitecture()), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print(allocatorDescription())
         if only == "all" || only == "engine" { try engine() }
         if only == "all" || only == "e2e" { try await endToEnd() }
         if only == "all" || only == "memory" { try memory() }

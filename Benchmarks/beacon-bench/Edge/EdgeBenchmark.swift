@@ -54,6 +54,7 @@ struct EdgeBenchmark: ParsableCommand {
         let corpus = try CaptureCorpus(path: path)
         guard corpus.reportsPerPass > 0 else { throw BenchError("\(path) has no advertising reports") }
         print("beacon-bench edge — \(Date().formatted(.iso8601)) — \(machineArchitecture()) — \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print(allocatorDescription())
         print("capture \(path.split(separator: "/").suffix(2).joined(separator: "/")): \(corpus.packets.count) HCI events, \(corpus.reportsPerPass) advertising reports per pass")
 
         var figures: [String: [(rate: Double, cpu: Double)]] = [:]

@@ -1,3 +1,4 @@
+import BeaconWire
 import Foundation
 
 /// Runs `body` over and over for about `seconds` and returns items per second, where `body`
@@ -68,4 +69,11 @@ func isolated(_ body: () -> (rate: Double, checksum: Int)) -> (rate: Double, che
     waitpid(child, &status, 0)
     guard count == 16 else { return (.nan, 0) }
     return (Double(bitPattern: words[0]), Int(Int64(bitPattern: words[1])))
+}
+
+/// How the allocator is configured in this run, for the figures' header.
+func allocatorDescription() -> String {
+    AllocatorTuning.isActive
+        ? "allocator: glibc tcache_count=2048 (as beacon-aggregator and beacon-edge run)"
+        : "allocator: glibc defaults (BEACONNET_NO_ALLOCATOR_TUNING is set)"
 }

@@ -44,6 +44,7 @@ struct WireBenchmark: ParsableCommand {
         let perBatch = corpus.sightingsPerBatch
         let datas = corpus.payloads.map { Data($0) }
         print("beacon-bench wire — \(Self.timestamp()) — \(machineArchitecture())")
+        print(allocatorDescription())
         print("\(batches) batches × \(perBatch) sightings, average payload \(Int(corpus.averageSize.rounded())) bytes")
 
         // Check that all three agree on the corpus before timing anything.

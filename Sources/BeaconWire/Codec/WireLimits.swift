@@ -2,7 +2,7 @@
 ///
 /// The defaults suit production: a gateway that batches one second of a busy section sends far
 /// less than 4000 sightings and 512 KiB, and a payload over the size bound is rejected before a
-/// byte of it is parsed. UTF-8 is always validated (json-c's `JSON_TOKENER_VALIDATE_UTF8`) and the
+/// byte of it is parsed. UTF-8 is always validated (before json-c parses, see `UTF8Validation`) and the
 /// parser always runs in strict mode; neither is configurable.
 public struct WireLimits: Sendable, Hashable {
     /// The largest payload accepted, in bytes (default 512 KiB). Larger ones fail with
