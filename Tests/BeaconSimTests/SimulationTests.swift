@@ -3,7 +3,9 @@ import BeaconCore
 import BeaconAggregator
 @testable import BeaconSim
 
-@Suite("Simulator")
+// Serialized: the accuracy runs are seconds of synchronous CPU each; run in parallel on two cores
+// they would starve every other suite's tasks.
+@Suite("Simulator", .serialized)
 struct SimulationTests {
     @Test("the default chain is 3 stores × 6 sections × 2–3 gateways and validates")
     func defaultChain() throws {
@@ -58,7 +60,7 @@ struct SimulationTests {
         var tuning = Tuning()
         tuning.rule = rule
         var config = SimulationConfig()
-        config.duration = 900
+        config.duration = 600
         let r = try InProcessRun.run(chain: chain, tuning: tuning, config: config)
         print(Report.row(rule.rawValue, r))
         #expect(r.storeAccuracy > 0.8)

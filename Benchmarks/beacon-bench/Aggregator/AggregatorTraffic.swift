@@ -17,12 +17,14 @@ struct AggregatorTraffic {
         var random = SeededRandom(seed: 42)
         // Device d lives in store d % stores, heard by `linksPerDevice` of its gateways.
         let ids = try (0..<devices).map { try DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-\(1000 + $0 / 65536)-\($0 % 65536)") }
-        var heardBy: [[Int]] = Array(repeating: [], count: chain.gateways.count)
+        // Each link has its own level (distance, walls), and each report scatters around it by a
+        // few dB (fading): a device mostly stays put, as most shoppers do from one second to the next.
+        var heardBy: [[(device: Int, level: Int)]] = Array(repeating: [], count: chain.gateways.count)
         for d in 0..<devices {
             let gateways = chain.stores[d % stores].gateways
             let first = Int(random.next() % UInt64(gateways.count))
             for k in 0..<min(linksPerDevice, gateways.count) {
-                heardBy[gateways[(first + k) % gateways.count]].append(d)
+                heardBy[gateways[(first + k) % gateways.count]].append((d, -58 - 6 * k - Int(random.next() % 6)))
             }
         }
         let scheme = TopicScheme.standard
@@ -33,9 +35,9 @@ struct AggregatorTraffic {
                 var list: [Sighting] = []
                 list.reserveCapacity(heardBy[g].count * advertsPerSecond)
                 for a in 0..<advertsPerSecond {
-                    for d in heardBy[g] {
+                    for (d, level) in heardBy[g] {
                         let t = windowStart + Int64(a * 1000 / advertsPerSecond) + Int64(d % 97)
-                        list.append(Sighting(device: ids[d], time: t, rssi: -55 - Int(random.next() % 35), txPower: -59))
+                        list.append(Sighting(device: ids[d], time: t, rssi: level + Int(random.next() % 9) - 4, txPower: -59))
                     }
                 }
                 list.sort { $0.time < $1.time }

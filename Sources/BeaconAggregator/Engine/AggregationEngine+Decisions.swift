@@ -24,11 +24,14 @@ extension AggregationEngine {
     /// `current` is the section to weigh the others against (the device's own by default).
     func evidence(_ ti: Int, at t: Int64, current: Int? = nil) -> Evidence {
         var e = Evidence()
-        var track = tracks[ti]
-        if let current { track.section = current }
+        // Scalars and the links' storage only: copying the whole track would retain its id and
+        // arrays on every sighting.
+        let store = tracks[ti].store
+        let currentSection = current ?? tracks[ti].section
         let stale = Int64(tuning.staleAfterSeconds * 1000)
         var nearestValue = -Double.infinity
-        for (i, link) in track.links.enumerated() where Int(link.store) == track.store && t - link.filter.time <= stale {
+        tracks[ti].links.withUnsafeBufferPointer { links in
+        for (i, link) in links.enumerated() where Int(link.store) == store && t - link.filter.time <= stale {
             let v = link.filter.estimate
             let variance = link.filter.variance(at: t, processNoise: tuning.processNoise)
             let section = Int(link.section)
@@ -38,7 +41,7 @@ extension AggregationEngine {
                 e.topVariance = variance
                 e.topLink = i
             }
-            if section == track.section {
+            if section == currentSection {
                 if v > e.currentValue {
                     e.currentValue = v
                     e.currentVariance = variance
@@ -52,6 +55,7 @@ extension AggregationEngine {
                 e.nearest = section
             }
         }
+        }
         return e
     }
 
@@ -60,7 +64,7 @@ extension AggregationEngine {
         let e = evidence(ti, at: t)
         guard e.top >= 0 else { return }
         let current = tracks[ti].section
-        updateQuality(ti, e)
+        // Proximity and confidence are computed when something is published, not per sighting.
         if tuning.rule == .hmm {
             decideByPosterior(ti, at: t, into: &out)
             return
@@ -100,6 +104,14 @@ extension AggregationEngine {
         let d = PathLoss.distance(rssi: link.filter.estimate, measuredPower: link.measuredPower, exponent: n)
         tracks[ti].proximity = PathLoss.proximity(distance: d)
         tracks[ti].accuracy = d
+        if tuning.rule == .hmm {
+            // The forward filter's posterior of the device's section is its confidence.
+            let model = models[tracks[ti].store]
+            if let c = model.local[tracks[ti].section], c < tracks[ti].posterior.count {
+                tracks[ti].confidence = tracks[ti].posterior[c]
+            }
+            return
+        }
         // P(the current section really is the strongest): the lead over the best other section,
         // in units of the two estimates' combined standard deviation, through the normal CDF.
         let own = tracks[ti].section == e.top || tracks[ti].section < 0 ? e.topValue : e.currentValue
@@ -166,7 +178,7 @@ extension AggregationEngine {
         tracks[ti].sectionSince = t
         tracks[ti].challenger = -1
         // The events describe the new section: how sure we are of *it*, how near its gateway is.
-        if tuning.rule != .hmm { updateQuality(ti, evidence(ti, at: t)) }
+        updateQuality(ti, evidence(ti, at: t))
         sectionCount[section] += 1
         dirtySections.insert(section)
         if chain.sections[section].notifyOnEntry {
@@ -214,6 +226,7 @@ extension AggregationEngine {
     }
 
     mutating func emitState(_ ti: Int, at t: Int64, into out: inout [EngineOutput]) {
+        if tracks[ti].state == .inside { updateQuality(ti, evidence(ti, at: t)) }
         tracks[ti].sequence += 1
         out.append(.state(snapshot(tracks[ti])))
     }
