@@ -50,6 +50,20 @@ struct AggregatorBenchmark: AsyncParsableCommand {
             rates.append(Double(processor.counters.sightings) / elapsed.seconds)
         }
         rates.sort()
+        // The same batches through the wire decoder alone: the share of the time that is json-c.
+        var decodeRates: [Double] = []
+        for _ in 0..<3 {
+            let decoder = WireDecoder()
+            var count = 0
+            let clock = ContinuousClock()
+            let start = clock.now
+            for m in traffic.messages {
+                if let batch = try? decoder.decode(SightingBatch.self, from: m.payload) { count += batch.sightings.count }
+            }
+            decodeRates.append(Double(count) / (clock.now - start).seconds)
+        }
+        decodeRates.sort()
+        print("  SightingBatch decode alone (json-c + model):                     sightings: best \(formatRate(decodeRates.last!)), median \(formatRate(decodeRates[1]))")
         print("  MessageProcessor.handle (validate, decode, engine, encode outputs): sightings: best \(formatRate(rates.last!)), median \(formatRate(rates[1]))  (target ≥ 600 000/s; \(outputs / 3) messages out per pass)")
     }
 

@@ -88,7 +88,8 @@ extension AggregationEngine {
                 tracks[ti].challengerSince = t
             }
             // Across the store takes as long as walking through the sections between.
-            let hops = max(1, min(chain.hops(from: current, to: e.top), 8))
+            let first = chain.stores[tracks[ti].store].sections.lowerBound
+            let hops = max(1, min(Int(hopTable[current][e.top - first]), 8))
             let dwell = Int64(tuning.dwellSeconds * 1000) * Int64(hops)
             if t - tracks[ti].challengerSince >= dwell {
                 changeSection(ti, to: e.top, at: t, into: &out)

@@ -23,6 +23,12 @@ public struct AggregationEngine: Sendable {
     var gateways: [GatewayTrack]
     /// Per store: expected radio picture of its sections (HMM rule).
     let models: [SectionModel]
+    /// Per gateway, the scalars the hot path needs (no struct copies, no retains).
+    let gatewayStore: [Int32]
+    let gatewaySection: [Int32]
+    let gatewayCalibration: [Double]
+    /// Hops from each section to every section of its store (index: b − the store's first section).
+    let hopTable: [[UInt8]]
     var storeCount: [Int]
     var sectionCount: [Int]
     var dirtyStores: Set<Int> = []
@@ -49,6 +55,12 @@ public struct AggregationEngine: Sendable {
         self.chain = chain
         gateways = Array(repeating: GatewayTrack(), count: chain.gateways.count)
         models = chain.tuning.rule == .hmm ? chain.stores.indices.map { SectionModel(chain: chain, store: $0) } : []
+        gatewayStore = chain.gateways.map { Int32($0.store) }
+        gatewaySection = chain.gateways.map { Int32($0.section) }
+        gatewayCalibration = chain.gateways.map(\.calibrationDB)
+        hopTable = chain.sections.indices.map { a in
+            chain.stores[chain.sections[a].store].sections.map { b in UInt8(clamping: chain.hops(from: a, to: b)) }
+        }
         storeCount = Array(repeating: 0, count: chain.stores.count)
         sectionCount = Array(repeating: 0, count: chain.sections.count)
     }
@@ -131,14 +143,13 @@ public struct AggregationEngine: Sendable {
     mutating func observe(_ o: Observation, gateway g: Int, into out: inout [EngineOutput]) {
         statistics.sightings += 1
         if o.time < watermark { statistics.lateSightings += 1 }
-        let gw = chain.gateways[g]
         let ti: Int
         if let existing = trackIndex[o.device] {
             ti = existing
         } else {
             ti = newTrack(o.device)
         }
-        let rssi = Double(o.rssi) + gw.calibrationDB
+        let rssi = Double(o.rssi) + gatewayCalibration[g]
         let power = o.measuredPower.map(Double.init) ?? tuning.defaultMeasuredPower
         let r = tuning.measurementNoiseDB * tuning.measurementNoiseDB
         tracks[ti].lastSeen = max(tracks[ti].lastSeen, o.time)
@@ -148,7 +159,7 @@ public struct AggregationEngine: Sendable {
             tracks[ti].links[li].measuredPower = power
         } else {
             let link = Link(
-                gateway: Int32(g), section: Int32(gw.section), store: Int32(gw.store),
+                gateway: Int32(g), section: gatewaySection[g], store: gatewayStore[g],
                 filter: RSSIFilter(rssi: rssi, time: o.time, measurementVariance: r), lastRSSI: rssi, measuredPower: power)
             if tracks[ti].links.count < DeviceTrack.maxLinks {
                 tracks[ti].links.append(link)
@@ -162,7 +173,7 @@ public struct AggregationEngine: Sendable {
             }
         }
 
-        let store = gw.store
+        let store = Int(gatewayStore[g])
         // Decisions run on the device's own clock, which never goes back: reports from different
         // gateways interleave, and an older one must not date a decision before an earlier one.
         let t = tracks[ti].lastSeen
