@@ -119,8 +119,8 @@ struct AggregatorBenchmark: AsyncParsableCommand {
         await group.triggerGracefulShutdown()
         _ = try? await running.value
         let aggRate = Double(processed) / aggSeconds
-        print("  broker raw delivery to a plain subscriber: \(formatRate(rawRate)) sightings/s (\(received)/\(traffic.messages.count) batches, \(dropped) dropped)")
-        print("  aggregator processed:                      \(formatRate(aggRate)) sightings/s (\(processed)/\(traffic.sightings) sightings)")
+        print("  broker raw delivery to a plain subscriber: \(formatRate(rawRate)) sightings (\(received)/\(traffic.messages.count) batches, \(dropped) dropped)")
+        print("  aggregator processed:                      \(formatRate(aggRate)) sightings (\(processed)/\(traffic.sightings) sightings)")
         print("  ratio aggregator / raw: \(String(format: "%.2f", aggRate / rawRate))×  (targets: ≥ 400 000/s and ≥ 0.5×)")
     }
 
