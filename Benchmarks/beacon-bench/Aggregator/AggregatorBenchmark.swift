@@ -20,6 +20,9 @@ struct AggregatorBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds of synthetic traffic per pass.")
     var seconds = 30
 
+    @Option(help: "Adverts per device per second (1: ~27 sightings per batch; 2: ~54, like the wire benchmark's 50).")
+    var adverts = 1
+
     func run() async throws {
         print("beacon-bench aggregator — \(ISO8601DateFormatter().string(from: Date())), \(machineArchitecture()), \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print(allocatorDescription())
@@ -30,9 +33,9 @@ struct AggregatorBenchmark: AsyncParsableCommand {
 
     /// Engine + json-c decode in process: the live service's per-message path without the broker.
     func engine() throws {
-        let traffic = try AggregatorTraffic(stores: 100, devices: 10_000, seconds: seconds)
+        let traffic = try AggregatorTraffic(stores: 100, devices: 10_000, advertsPerSecond: adverts, seconds: seconds)
         let bytes = traffic.messages.reduce(0) { $0 + $1.payload.count }
-        print("\nengine + json-c decode, one core: 100 stores, 10 000 devices, 4 gateways each, 1 advert/s; \(traffic.messages.count) batches, \(traffic.sightings) sightings, avg \(bytes / traffic.messages.count) B/batch")
+        print("\nengine + json-c decode, one core: 100 stores, 10 000 devices, 4 gateways each, \(adverts) advert(s)/s; \(traffic.messages.count) batches, \(traffic.sightings) sightings, avg \(bytes / traffic.messages.count) B/batch")
         var rates: [Double] = []
         var outputs = 0
         for _ in 0..<3 {
@@ -70,7 +73,7 @@ struct AggregatorBenchmark: AsyncParsableCommand {
     /// Through a local mosquitto: a plain subscriber's raw delivery rate, then the aggregator's
     /// processed rate, on the same batches in the same run.
     func endToEnd() async throws {
-        let traffic = try AggregatorTraffic(stores: 100, devices: 10_000, seconds: seconds, start: Int64(Date().timeIntervalSince1970 * 1000) - Int64(seconds) * 1000)
+        let traffic = try AggregatorTraffic(stores: 100, devices: 10_000, advertsPerSecond: adverts, seconds: seconds, start: Int64(Date().timeIntervalSince1970 * 1000) - Int64(seconds) * 1000)
         print("\nend to end through mosquitto (QoS 1 subscriptions, 4 QoS 0 publishing tasks): \(traffic.messages.count) batches, \(traffic.sightings) sightings")
         let broker = try await Broker.start(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0", "max_inflight_messages 0"]))
         defer { Task { await broker.cleanUp() } }
