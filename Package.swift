@@ -126,6 +126,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], swiftSettings: strict),
         .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconAggregator", "BeaconCore"], swiftSettings: strict),
+        // The deployment files (ACLs, broker configs, scripts) against real mosquitto brokers.
+        .testTarget(
+            name: "DeploymentTests",
+            dependencies: ["BeaconMQTT", "BrokerHarness", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "BeaconWireTests",

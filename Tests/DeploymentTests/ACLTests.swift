@@ -1,0 +1,110 @@
+import BeaconMQTT
+import BrokerHarness
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// The ACL that `deploy/scripts/make-acl.sh` writes, enforced by a real mosquitto.
+@Suite("Deployment: users and ACL", .timeLimit(.minutes(2)))
+struct ACLTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let users = ["gw-1": "p-gw-1", "gw-2": "p-gw-2", "agg-1": "p-agg-1", "dash": "p-dash", "dash-2": "p-dash-2"]
+
+    /// Runs make-acl.sh for two gateways of store 1, one aggregator and two dashboards.
+    static func makeACL() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-acl-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("acl").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [root.appendingPathComponent("deploy/scripts/make-acl.sh").path,
+                             "--gateway", "gw-1:1", "--gateway", "gw-2:1", "--aggregator", "agg-1",
+                             "--dashboard", "dash", "--dashboard", "dash-2"]
+        _ = FileManager.default.createFile(atPath: file, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: file)
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return file
+    }
+
+    @Test("gateways write only their own topics, dashboards only read, strangers are refused")
+    func enforced() async throws {
+        let acl = try Self.makeACL()
+        try await withBroker(BrokerConfiguration(users: Self.users, allowAnonymous: false, extraConfiguration: ["acl_file \(acl)"])) { broker in
+            try await Self.enforced(broker)
+        }
+    }
+
+    static func client(_ broker: Broker, _ user: String?, password: String? = nil) -> MQTTClient {
+        var configuration = MQTTConfiguration(host: broker.host, port: broker.port, clientID: "\(user ?? "anon")-\(UInt32.random(in: 0...UInt32.max))")
+        configuration.username = user
+        configuration.password = password ?? user.flatMap { users[$0] }
+        configuration.reconnect = .disabled
+        return MQTTClient(configuration: configuration, logger: Logger(label: "test.acl"))
+    }
+
+    static func enforced(_ broker: Broker) async throws {
+        let aggregator = client(broker, "agg-1")
+        try await aggregator.connect()
+        let sightings = Inbox(try await aggregator.subscribe(to: ["beaconnet/sightings/#", "beaconnet/gateways/+/status"], qos: .atLeastOnce))
+        let dashboard = client(broker, "dash-2")
+        try await dashboard.connect()
+        let events = Inbox(try await dashboard.subscribe(to: ["beaconnet/events/#"], qos: .atLeastOnce))
+
+        let gateway = client(broker, "gw-1")
+        try await gateway.connect()
+        // Allowed: its own sightings and status.
+        try await gateway.publish(to: "beaconnet/sightings/1/gw-1", payload: Array("own".utf8), qos: .atLeastOnce, retain: false)
+        try await gateway.publish(to: "beaconnet/gateways/gw-1/status", payload: Array("status".utf8), qos: .atLeastOnce, retain: false)
+        // Denied: another gateway's topic, another store's, and the aggregator's events.
+        try? await gateway.publish(to: "beaconnet/sightings/1/gw-2", payload: Array("spoof".utf8), qos: .atLeastOnce, retain: false)
+        try? await gateway.publish(to: "beaconnet/sightings/2/gw-1", payload: Array("wrong store".utf8), qos: .atLeastOnce, retain: false)
+        try? await gateway.publish(to: "beaconnet/events/1/enter", payload: Array("fake event".utf8), qos: .atLeastOnce, retain: false)
+        // A dashboard cannot publish anything.
+        let other = client(broker, "dash")
+        try await other.connect()
+        try? await other.publish(to: "beaconnet/events/1/enter", payload: Array("dashboard event".utf8), qos: .atLeastOnce, retain: false)
+        // And the aggregator's own events do arrive, so silence above means denial, not a broken path.
+        try await aggregator.publish(to: "beaconnet/events/1/enter", payload: Array("real event".utf8), qos: .atLeastOnce, retain: false)
+
+        try await events.wait(for: 1)
+        try await sightings.wait(for: 2)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(sightings.texts == ["own", "status"])
+        #expect(events.texts == ["real event"])
+
+        for (user, password) in [(nil as String?, nil as String?), ("gw-1", "wrong"), ("nobody", "x")] {
+            let stranger = client(broker, user, password: password ?? (user == nil ? nil : "x"))
+            await #expect(throws: MQTTError.self) { try await stranger.connect() }
+            do {
+                try await stranger.connect()
+            } catch {
+                #expect({ if case .notAuthorized = error { return true } else { return false } }(), "\(error)")
+            }
+            await stranger.disconnect()
+        }
+        for c in [aggregator, dashboard, gateway, other] { await c.disconnect() }
+    }
+}
+
+/// Collects a subscription's payloads as text.
+final class Inbox: Sendable {
+    private final class Storage: Sendable {
+        let texts = Mutex<[String]>([])
+    }
+    private let storage = Storage()
+
+    init(_ subscription: MQTTSubscription) {
+        let storage = self.storage
+        Task { for await m in subscription { storage.texts.withLock { $0.append(String(decoding: m.payload, as: UTF8.self)) } } }
+    }
+
+    var texts: [String] { storage.texts.withLock { $0 } }
+
+    func wait(for count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while texts.count < count && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    }
+}
