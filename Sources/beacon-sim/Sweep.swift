@@ -1,0 +1,58 @@
+import ArgumentParser
+import BeaconAggregator
+import BeaconSim
+
+/// `beacon-sim sweep`: runs the simulator straight into the engine for a grid of tuning values and
+/// prints one evaluation row per setting — to see the trade-off between accuracy, latency and
+/// flapping before choosing a configuration. Same seed for every row, so rows are comparable.
+struct Sweep: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Evaluate a grid of tuning settings on the simulator (in process).")
+
+    @Option(help: "Rules to try (comma-separated): hysteresis, hmm, nearest.")
+    var rules = "hysteresis,hmm"
+
+    @Option(help: "Switch margins to try, dB (comma-separated).")
+    var margins = "4"
+
+    @Option(help: "Dwell times to try, seconds (comma-separated).")
+    var dwells = "1.5"
+
+    @Option(help: "Kalman process noise values to try, dB²/s (comma-separated).")
+    var processNoise = "9"
+
+    @Option(help: "Simulated seconds per row.")
+    var duration: Double = 600
+
+    @Option(help: "Random seed.")
+    var seed: UInt64 = 1
+
+    func run() throws {
+        let chain = try DefaultChain.config().resolve()
+        func list(_ text: String) throws -> [Double] {
+            try text.split(separator: ",").map { guard let v = Double($0) else { throw ValidationError("\($0) is not a number") }; return v }
+        }
+        var settings = SimulationConfig()
+        settings.duration = duration
+        settings.seed = seed
+        print("rule/margin/dwell/q".padding(toLength: 15, withPad: " ", startingAt: 0) + Report.header.dropFirst(15))
+        for rule in rules.split(separator: ",") {
+            guard let r = Tuning.Rule(rawValue: String(rule)) else { throw ValidationError("unknown rule \(rule)") }
+            for margin in try list(margins) {
+                for dwell in try list(dwells) {
+                    for q in try list(processNoise) {
+                        var tuning = Tuning()
+                        tuning.rule = r
+                        tuning.switchMarginDB = margin
+                        tuning.dwellSeconds = dwell
+                        tuning.processNoise = q
+                        let report = try InProcessRun.run(chain: chain, tuning: tuning, config: settings)
+                        let label = "\(r.rawValue.prefix(4))/\(fmt(margin))/\(fmt(dwell))/\(fmt(q))"
+                        print(Report.row(label, report))
+                    }
+                }
+            }
+        }
+    }
+
+    func fmt(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+}
