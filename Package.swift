@@ -129,7 +129,7 @@ let package = Package(
         // The deployment files (ACLs, broker configs, scripts) against real mosquitto brokers.
         .testTarget(
             name: "DeploymentTests",
-            dependencies: ["BeaconMQTT", "BrokerHarness", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BeaconMQTT", "BeaconWire", "BrokerHarness", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
