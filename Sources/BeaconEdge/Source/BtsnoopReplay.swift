@@ -109,7 +109,7 @@ public final class BtsnoopReplay: Service, Sendable {
                             await output.send(chunk)
                             chunk.removeAll(keepingCapacity: true)
                         }
-                        try await wait(until: due, origin: start, factor: factor, clock: clock)
+                        try await wait(until: due, next: time, origin: start, factor: factor, clock: clock)
                     }
                 }
                 chunk.append(.packet(HCIPacket(event: event, time: time)))
@@ -128,10 +128,12 @@ public final class BtsnoopReplay: Service, Sendable {
     }
 
     /// Sleeps until `due`, telling the pipeline the capture's clock every 100 ms of wall time so
-    /// that windows close (and heartbeats go out) during gaps between records.
+    /// that windows close (and heartbeats go out) during gaps between records. The clock never
+    /// passes `next`, the record still to come: when this task wakes late (a busy machine), a tick
+    /// past it would close a window before that record is in it.
     private func wait(
-        until due: ContinuousClock.Instant, origin: (wall: ContinuousClock.Instant, capture: Int64), factor: Double,
-        clock: ContinuousClock
+        until due: ContinuousClock.Instant, next: Int64, origin: (wall: ContinuousClock.Instant, capture: Int64),
+        factor: Double, clock: ContinuousClock
     ) async throws {
         while !Task.isShuttingDownGracefully {
             let now = clock.now
@@ -140,7 +142,7 @@ public final class BtsnoopReplay: Service, Sendable {
             let elapsed = clock.now - origin.wall
             let (seconds, attoseconds) = elapsed.components
             let micros = Double(seconds) * 1e6 + Double(attoseconds) / 1e12
-            await output.send([.clock(origin.capture + Int64(micros * factor))])
+            await output.send([.clock(min(origin.capture + Int64(micros * factor), next - 1))])
         }
     }
 }
