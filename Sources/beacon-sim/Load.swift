@@ -1,0 +1,85 @@
+import ArgumentParser
+import BeaconAggregator
+import BeaconMQTT
+import BeaconSim
+import BeaconWire
+import Foundation
+import Logging
+
+/// `beacon-sim load`: publishes chain-scale synthetic traffic at a target rate (every gateway of N
+/// stores, M devices heard by 4 gateways each) and prints the rate it achieved — for load tests,
+/// soaks and capacity planning.
+struct Load: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Publish N stores × M devices at a target sightings/s; print what was achieved.")
+
+    @Option(help: "Stores (the default layout, majors from 101).")
+    var stores = 100
+
+    @Option(help: "Devices, spread over the stores.")
+    var devices = 10_000
+
+    @Option(help: "Target sightings per second (all gateways together).")
+    var rate: Double = 40_000
+
+    @Option(help: "Seconds to run.")
+    var duration = 60
+
+    @Option(help: "Broker host.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Broker port.")
+    var port = 1883
+
+    @Option(help: "Topic root.")
+    var topicRoot = "beaconnet"
+
+    @Option(help: "Write the chain config the traffic is for here (give it to beacon-aggregator).")
+    var chainOut: String?
+
+    func validate() throws {
+        guard (1...1000).contains(stores), (1...1_000_000).contains(devices), rate > 0, duration > 0 else {
+            throw ValidationError("--stores 1…1000, --devices 1…1 000 000, --rate and --duration positive")
+        }
+    }
+
+    func run() async throws {
+        let config = DefaultChain.config(stores: stores)
+        if let chainOut {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(config).write(to: URL(fileURLWithPath: chainOut))
+        }
+        let chain = try config.resolve()
+        let links = Double(devices * min(4, chain.stores[0].gateways.count))
+        var generator = try LoadGenerator(chain: chain, devices: devices, advertsPerSecond: rate / links,
+                                          start: Int64(Date().timeIntervalSince1970 * 1000))
+        let scheme = try TopicScheme(root: topicRoot)
+        let client = MQTTClient(configuration: MQTTConfiguration(host: host, port: port, clientID: "beacon-sim-load-\(UInt32.random(in: 0...UInt32.max))"),
+                                logger: Logger(label: "beaconnet.sim.load"))
+        try await client.connect()
+        print("beacon-sim load: \(stores) stores, \(chain.gateways.count) gateways, \(devices) devices; target \(Int(rate)) sightings/s for \(duration) s")
+        let clock = ContinuousClock()
+        let began = clock.now
+        var sent = 0, lastReport = 0, behind = 0
+        for second in 0..<duration {
+            for b in generator.nextWindow() {
+                let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
+                    Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
+                })
+                try await client.publish(to: scheme.string(for: .sightings(store: b.store, gateway: b.gateway)), payload: batch.encoded(),
+                                         qos: .atMostOnce, retain: false)
+                sent += b.sightings.count
+            }
+            let due = began + .seconds(second + 1)
+            if clock.now < due { try await Task.sleep(until: due, clock: clock) } else { behind += 1 }
+            if (second + 1) % 10 == 0 || second + 1 == duration {
+                let elapsed = clock.now - began
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                print("  \(second + 1) s: \(Int(Double(sent - lastReport) / 10)) sightings/s in the last 10 s, \(Int(Double(sent) / seconds)) overall\(behind > 0 ? ", \(behind) s behind target" : "")")
+                lastReport = sent
+            }
+        }
+        await client.disconnect()
+        print("beacon-sim load: sent \(sent) sightings; \(behind == 0 ? "kept the target rate" : "could not keep the target rate for \(behind) s")")
+    }
+}
