@@ -5,20 +5,11 @@ import BeaconWire
 /// report to read; they assert nothing (tests do that).
 @main
 struct BeaconBench: AsyncParsableCommand {
-    /// Applies the allocator tuning (a one-time re-exec, see `AllocatorTuning`), then parses and
-    /// runs the command as ArgumentParser's default `main` would.
+    /// Applies the allocator tuning (a one-time re-exec, see `AllocatorTuning`), then runs as
+    /// ArgumentParser's own `main` does.
     static func main() async {
         AllocatorTuning.apply()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 
     static let configuration = CommandConfiguration(
