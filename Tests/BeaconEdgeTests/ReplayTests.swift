@@ -39,11 +39,13 @@ struct ReplayTests {
         let items = try await items(of: replay, from: channel)
         let elapsed = ContinuousClock.now - start
         #expect(elapsed >= .milliseconds(450), "2 s of capture at 4× takes 0.5 s, took \(elapsed)")
-        #expect(elapsed < .seconds(3))
+        #expect(elapsed < .seconds(10), "paced, not stuck")
         let clocks = items.compactMap { if case .clock(let t) = $0 { t } else { nil } }
         let packets = items.compactMap { if case .packet(let p) = $0 { p.time } else { nil } }
         #expect(packets == [1_704_067_200_000_000, 1_704_067_202_000_000])
-        #expect(clocks.count >= 3, "the capture's clock every 100 ms of wall time")
+        // Every 100 ms of wall time on a quiet machine; a busy one wakes the task later and sends
+        // fewer ticks for the same gap. At least one must come, or windows could not close in gaps.
+        #expect(clocks.count >= 1, "the capture's clock during the gap")
         #expect(clocks.allSatisfy { $0 > packets[0] && $0 < packets[1] }, "a tick never runs past the record still to come")
         #expect(clocks == clocks.sorted())
     }
