@@ -19,7 +19,7 @@ struct ConfigTests {
         return path
     }
 
-    func issues(_ text: String, overrides: [ConfigOverride] = []) throws -> [EdgeConfigIssue] {
+    func issues(_ text: String, overrides: [ConfigOverride] = []) throws -> [ConfigIssue] {
         let path = try file(text)
         do {
             _ = try EdgeConfig.load(file: path, overrides: overrides)

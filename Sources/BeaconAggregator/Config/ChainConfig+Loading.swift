@@ -1,3 +1,4 @@
+public import BeaconCore
 import Foundation
 
 extension ChainConfig {

@@ -1,4 +1,4 @@
-import BeaconCore
+public import BeaconCore
 
 extension ChainConfig {
     /// Every problem with this config, each with its JSON path; empty when the config is usable.

@@ -1,4 +1,4 @@
-import BeaconCore
+public import BeaconCore
 import BeaconWire
 import Foundation
 
@@ -22,20 +22,20 @@ public struct ConfigOverride: Sendable {
 extension EdgeConfig {
     /// Reads the config file (if any), applies the flags on top, and validates the result.
     /// Unknown keys are errors, so a typo is reported instead of leaving a default in force.
-    /// - Throws: ``EdgeConfigError`` with every problem, each with its JSON path.
-    public static func load(file: String?, overrides: [ConfigOverride] = []) throws(EdgeConfigError) -> EdgeConfig {
+    /// - Throws: ``ConfigError`` with every problem, each with its JSON path.
+    public static func load(file: String?, overrides: [ConfigOverride] = []) throws(ConfigError) -> EdgeConfig {
         var tree = JSONValue.object([])
         if let file {
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw EdgeConfigError(file: file, issues: [EdgeConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
+                throw ConfigError(file: file, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
             }
             do {
                 tree = try JSONValue.parse(Array(data))
             } catch {
-                throw EdgeConfigError(file: file, issues: [EdgeConfigIssue(path: "$", message: error.message)])
+                throw ConfigError(file: file, issues: [ConfigIssue(path: "$", message: error.message)])
             }
             guard case .object = tree else {
-                throw EdgeConfigError(file: file, issues: [EdgeConfigIssue(path: "$", message: "must be a JSON object")])
+                throw ConfigError(file: file, issues: [ConfigIssue(path: "$", message: "must be a JSON object")])
             }
         }
         var flags: [String: String] = [:]
@@ -46,7 +46,7 @@ extension EdgeConfig {
         var reader = ConfigReader(flags: flags)
         let config = reader.config(tree)
         guard let config, reader.issues.isEmpty else {
-            throw EdgeConfigError(file: file, issues: reader.issues)
+            throw ConfigError(file: file, issues: reader.issues)
         }
         return config
     }
@@ -68,11 +68,11 @@ extension EdgeConfig {
 /// Walks the config tree, collecting every issue with its path.
 private struct ConfigReader {
     let flags: [String: String]
-    var issues: [EdgeConfigIssue] = []
+    var issues: [ConfigIssue] = []
 
     mutating func fail(_ path: String, _ message: String) {
         let origin = flags[path].map { " (from \($0))" } ?? ""
-        issues.append(EdgeConfigIssue(path: path, message: message + origin))
+        issues.append(ConfigIssue(path: path, message: message + origin))
     }
 
     mutating func object(_ value: JSONValue?, _ path: String) -> JSONValue? {

@@ -1,4 +1,5 @@
-/// One thing wrong with a chain config, with the JSON path where it is (`$.stores[1].sections[0].minor`).
+/// One thing wrong with a configuration file (the chain config, an edge config), with the JSON path
+/// where it is (`$.stores[1].sections[0].minor`) and, for an edge flag, the flag it came from.
 public struct ConfigIssue: Sendable, Equatable, CustomStringConvertible {
     /// Where in the file: a JSON path from the root `$`.
     public var path: String
@@ -13,8 +14,8 @@ public struct ConfigIssue: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(path): \(message)" }
 }
 
-/// A chain config that cannot be used: every issue found, not only the first, so one run of
-/// `beacon-aggregator check-config` explains everything to fix.
+/// A configuration that cannot be used: every issue found, not only the first, so one run explains
+/// everything to fix. A program given one never starts half-working.
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file the config came from, when it came from one.
     public var file: String?
