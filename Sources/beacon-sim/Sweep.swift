@@ -27,7 +27,7 @@ struct Sweep: ParsableCommand {
     var seed: UInt64 = 1
 
     func run() throws {
-        let chain = try DefaultChain.config().resolve()
+        let chain = DefaultChain.config()
         func list(_ text: String) throws -> [Double] {
             try text.split(separator: ",").map { guard let v = Double($0) else { throw ValidationError("\($0) is not a number") }; return v }
         }

@@ -56,7 +56,7 @@ struct SimulationTests {
     @Test("accuracy of each rule on the default scenario (figures printed; floors only guard regressions)",
           arguments: [Tuning.Rule.hysteresis, .hmm, .nearest])
     func accuracy(_ rule: Tuning.Rule) throws {
-        let chain = try DefaultChain.config().resolve()
+        let chain = DefaultChain.config()
         var tuning = Tuning()
         tuning.rule = rule
         var config = SimulationConfig()
