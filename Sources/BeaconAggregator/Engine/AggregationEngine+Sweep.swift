@@ -95,18 +95,17 @@ extension AggregationEngine {
 
     /// Restores devices from their last published states (retained topics or a snapshot file)
     /// before any sighting is processed, so that a restart invents no enter event and forgets no
-    /// one inside. States naming stores or sections not in the chain are skipped and returned.
+    /// one inside. States naming stores not in the chain are skipped and returned; a section the
+    /// chain no longer has restores the store only (the next sightings place the device).
     @discardableResult
     public mutating func restore(_ snapshots: [RestoredState]) -> [RestoredState] {
         var skipped: [RestoredState] = []
         for s in snapshots where s.state != .outside {
-            guard let store = chain.storeIndex[s.store],
-                  let section = s.section.flatMap({ chain.sectionIndex(store: s.store, section: $0) })
-                    ?? Optional(-1)
-            else {
+            guard let store = chain.storeIndex[s.store] else {
                 skipped.append(s)
                 continue
             }
+            let section = s.section.flatMap { chain.sectionIndex(store: s.store, section: $0) } ?? -1
             let ti = trackIndex[s.device] ?? newTrack(s.device)
             tracks[ti].state = s.state
             tracks[ti].store = store

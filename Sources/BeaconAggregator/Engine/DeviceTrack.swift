@@ -1,3 +1,4 @@
+import Foundation
 import BeaconCore
 
 /// One (device, gateway) link: the filtered RSSI and what the last advert said of its power.
@@ -86,7 +87,7 @@ struct DeviceTrack: Sendable {
         guard rateTime != .min else { return nil }
         let history = Double(rateTime - rateSince) / 1000
         guard history >= 5, rateCount >= 5 else { return nil }
-        return rateCount / (Self.rateTau * (1 - expDecay(history / Self.rateTau)))
+        return rateCount / (Self.rateTau * (1 - exp(-history / Self.rateTau)))
     }
 
     /// Books one sighting in the rate estimate.
@@ -98,7 +99,7 @@ struct DeviceTrack: Sendable {
             return
         }
         let dt = Double(max(0, t - rateTime)) / 1000
-        rateCount = rateCount * expDecay(dt / Self.rateTau) + 1
+        rateCount = rateCount * exp(-dt / Self.rateTau) + 1
         if t > rateTime { rateTime = t }
     }
 
@@ -109,8 +110,3 @@ struct DeviceTrack: Sendable {
         rateSince = .min
     }
 }
-
-import Foundation
-
-@inline(__always)
-func expDecay(_ x: Double) -> Double { exp(-x) }

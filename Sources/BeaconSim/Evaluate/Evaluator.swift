@@ -154,7 +154,13 @@ public enum Evaluator {
                     }
                 }
             }
-            // Reports no truth explains.
+            // Reports no truth explains. A true store transition is the change at `i` from the
+            // store before it (outside before the first change) to the store it names.
+            func trueStoreTransition(from: StoreNumber?, to: StoreNumber?, within window: ClosedRange<Int64>) -> Bool {
+                truths.indices.contains { i in
+                    (i > 0 ? truths[i - 1].store : nil) == from && truths[i].store == to && window.contains(truths[i].time)
+                }
+            }
             var lastSection: SectionNumber?
             for (k, r) in reports.enumerated() {
                 defer { if r.kind == .enter, r.section != nil { lastSection = r.section } else if r.section == nil, r.kind == .exit { lastSection = nil } }
@@ -162,15 +168,12 @@ public enum Evaluator {
                 switch (r.kind, r.section) {
                 case (.enter, nil):
                     // False: no true entry into that store shortly before or after.
-                    if !truths.indices.contains(where: { $0 > 0 ? truths[$0 - 1].store == nil && truths[$0].store == r.store
-                        && truths[$0].time >= r.time - 60_000 && truths[$0].time <= r.time + 10_000 : false })
-                        && !(truths.first.map { $0.store == r.store && $0.time >= r.time - 60_000 && $0.time <= r.time + 10_000 } ?? false) {
+                    if !trueStoreTransition(from: nil, to: r.store, within: (r.time - 60_000)...(r.time + 10_000)) {
                         report.falseEnters += 1
                     }
                 case (.exit, nil):
                     // False: no true exit from that store shortly before or after.
-                    if !truths.indices.contains(where: { $0 > 0 ? truths[$0 - 1].store == r.store && truths[$0].store == nil
-                        && truths[$0].time >= r.time - 120_000 && truths[$0].time <= r.time + 10_000 : false }) {
+                    if !trueStoreTransition(from: r.store, to: nil, within: (r.time - 120_000)...(r.time + 10_000)) {
                         report.falseExits += 1
                     }
                 case (.enter, _?):

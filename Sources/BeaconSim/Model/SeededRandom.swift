@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small, fast, seedable generator (xoshiro256**), so the same seed gives the same run on every
 /// machine — `SystemRandomNumberGenerator` cannot be seeded.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
@@ -34,11 +36,11 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     /// A standard normal deviate (Box–Muller).
     public mutating func gaussian() -> Double {
         let u1 = max(unit(), 1e-300), u2 = unit()
-        return (-2 * _log(u1)).squareRoot() * _cos(2 * .pi * u2)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
 
     /// An exponential deviate with the given mean.
-    public mutating func exponential(mean: Double) -> Double { -mean * _log(max(unit(), 1e-300)) }
+    public mutating func exponential(mean: Double) -> Double { -mean * log(max(unit(), 1e-300)) }
 
     /// A derived generator for an independent stream (one per device, per link), so that adding
     /// a shopper does not change every other shopper's randomness.
@@ -46,7 +48,3 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         SeededRandom(seed: s.0 ^ (salt &* 0x9E37_79B9_7F4A_7C15) ^ s.3)
     }
 }
-
-import Foundation
-@inline(__always) func _log(_ x: Double) -> Double { log(x) }
-@inline(__always) func _cos(_ x: Double) -> Double { cos(x) }

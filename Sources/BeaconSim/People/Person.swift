@@ -83,7 +83,7 @@ struct Person: Sendable {
 
     /// Plans the walk to the next section of the visit (or out of the store).
     mutating func nextLeg(floor: FloorPlan, now: Int64, config: SimulationConfig) {
-        guard let here = floor.section(at: position) ?? Optional(target) else { return }
+        let here = floor.section(at: position) ?? target
         if kind == .staff {
             // Staff never leave: a new random section, forever.
             plan = [floor.neighbours[here].randomElement(using: &random) ?? here]
