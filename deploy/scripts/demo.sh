@@ -19,57 +19,21 @@ rate=${DEMO_RATE:-5}
 [[ $seconds =~ ^[0-9]+$ && $seconds -ge 10 ]] || { echo "demo: SECONDS must be a whole number ≥ 10" >&2; exit 2; }
 [[ $rate =~ ^[0-9]+$ && $rate -ge 1 && $rate -le 50 ]] || { echo "demo: DEMO_RATE must be a whole number 1…50" >&2; exit 2; }
 
-"$root/deploy/scripts/install-deps.sh"
-echo "demo: building (release; the first build takes a few minutes)…" >&2
-swift build -c release --product beacon-aggregator >&2
-swift build -c release --product beacon-sim >&2
-bin=$(swift build -c release --show-bin-path)
-
-work=$(mktemp -d -t beaconnet-demo.XXXXXX)
-pids=()
-cleanup() {
-    trap - EXIT INT TERM
-    # Newest first: the aggregator says offline while the broker is still there.
-    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-        kill -TERM "${pids[i]}" 2>/dev/null || true
-        wait "${pids[i]}" 2>/dev/null || true
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'echo; echo "demo: interrupted, cleaning up" >&2; exit 130' INT TERM
-
-# A free loopback port: one nobody answers on.
-port=""
-for _ in $(seq 1 50); do
-    candidate=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then port=$candidate; break; fi
-done
-[[ -n $port ]] || { echo "demo: no free port found" >&2; exit 1; }
-
-cat > "$work/mosquitto.conf" <<CONF
-listener $port 127.0.0.1
-allow_anonymous true
-persistence false
-max_queued_messages 100000
-CONF
-mosquitto -c "$work/mosquitto.conf" > "$work/mosquitto.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.05
-done
+source "$root/deploy/scripts/local-stack.sh"
+stack_name=demo
+stack_build
+stack_start demo 100000
 
 "$bin/beacon-sim" chain > "$work/chain.json"
 "$bin/beacon-sim" chain --rule nearest > "$work/chain-nearest.json"
 
 "$bin/beacon-aggregator" run --config "$work/chain.json" --port "$port" --id demo --event-time \
     --log-level warning > "$work/aggregator.log" 2>&1 &
-pids+=($!)
+stack_track $!
 mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'beaconnet/sightings/#' > "$work/sightings.txt" &
-pids+=($!)
+stack_track $!
 "$bin/beacon-sim" watch --port "$port" --record "$work/events.txt" &
-pids+=($!)
+stack_track $!
 sleep 1
 
 cat <<TEXT

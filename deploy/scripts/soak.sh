@@ -13,42 +13,22 @@ minutes=${1:-3}
 rate=${2:-40000}
 [[ $minutes =~ ^[0-9]+$ && $minutes -ge 1 && $rate =~ ^[0-9]+$ && $rate -ge 1 ]] || { echo "soak: MINUTES and RATE are whole numbers ≥ 1" >&2; exit 2; }
 
-"$root/deploy/scripts/install-deps.sh"
-swift build -c release --product beacon-aggregator >&2
-swift build -c release --product beacon-sim >&2
-bin=$(swift build -c release --show-bin-path)
-
-work=$(mktemp -d -t beaconnet-soak.XXXXXX)
-pids=()
-cleanup() {
-    trap - EXIT INT TERM
-    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill -TERM "${pids[i]}" 2>/dev/null || true; wait "${pids[i]}" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-port=""
-for _ in $(seq 1 50); do
-    candidate=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then port=$candidate; break; fi
-done
-printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 200000\n' "$port" > "$work/mosquitto.conf"
-mosquitto -c "$work/mosquitto.conf" > "$work/mosquitto.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+source "$root/deploy/scripts/local-stack.sh"
+stack_name=soak
+stack_build
+stack_start soak 200000
 
 "$bin/beacon-sim" chain --stores 100 > "$work/chain.json"
 "$bin/beacon-aggregator" run --config "$work/chain.json" --port "$port" --id soak --status-interval 5 \
     --log-level warning > "$work/aggregator.log" 2>&1 &
 agg=$!
-pids+=($agg)
+stack_track $agg
 mosquitto_sub -h 127.0.0.1 -p "$port" -t 'beaconnet/aggregators/soak/status' > "$work/status.txt" &
-pids+=($!)
+stack_track $!
 sleep 2
 "$bin/beacon-sim" load --stores 100 --devices 10000 --rate "$rate" --duration $((minutes * 60)) --port "$port" > "$work/load.log" 2>&1 &
 load=$!
-pids+=($load)
+stack_track $load
 
 echo "soak: ${minutes} min at ${rate} sightings/s, 100 stores, 10 000 devices ($(date -u +%FT%TZ), $(uname -m), $(nproc) cores)"
 printf '%6s %12s %14s %9s %8s\n' "t (s)" "RSS (MiB)" "sightings" "devices" "lag ms"
