@@ -20,26 +20,20 @@ struct ProcessTests {
         var stderr: String
     }
 
-    /// Runs beacon-edge; `whileRunning` gets the process after it started.
-    func run(_ arguments: [String], whileRunning: (Process) async throws -> Void = { _ in }) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.executable))
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+    /// Runs beacon-edge; `whileRunning` gets the process after it started. Spawned and reaped by
+    /// the harness's ``ChildProcess`` (Foundation's `Process` was seen to miss a child's exit).
+    func run(_ arguments: [String], whileRunning: (ChildProcess) async throws -> Void = { _ in }) async throws -> Outcome {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-edge-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let process = try ChildProcess(executable: try #require(Self.executable), arguments: arguments, outputFile: output)
         try await whileRunning(process)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
-            process.terminate()
-            kill(process.processIdentifier, SIGKILL)
+        if !(await process.waitForExit(timeout: .seconds(20))) {
+            process.send(SIGKILL)
+            _ = await process.waitForExit(timeout: .seconds(5))
             Issue.record("beacon-edge did not exit within 20 s")
         }
-        process.waitUntilExit()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return Outcome(status: process.terminationStatus, stderr: text)
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        return Outcome(status: process.exitStatus ?? -1, stderr: text)
     }
 
     @Test("without an adapter: non-zero exit and a message that says what is missing", .enabled(if: executable != nil, "beacon-edge not built"))
@@ -73,7 +67,7 @@ struct ProcessTests {
                 "--batch-window-ms", "100", "--replay", capture, "--speed", "1", "--log-level", "warning",
             ]) { process in
                 try await Task.sleep(for: .milliseconds(1500))
-                process.terminate()  // SIGTERM
+                process.send(SIGTERM)
             }
             #expect(outcome.status == 0, "\(outcome.stderr)")
             try await watcher.wait(within: .seconds(5), for: "the final status") { $0.finalStatus != nil }

@@ -11,7 +11,8 @@ import Synchronization
 public final class ChildProcess: Sendable {
     /// The child's process id.
     public let pid: Int32
-    private let exited = Mutex(false)
+    /// nil while running; once reaped, the exit code (128 + the signal for a killed child).
+    private let status = Mutex<Int32?>(nil)
 
     /// Starts `executable` with `arguments`; stdin is /dev/null, stdout and stderr append to
     /// `outputFile`.
@@ -53,20 +54,31 @@ public final class ChildProcess: Sendable {
 
     /// Whether the child is still alive (reaps it once it is not).
     public var isRunning: Bool {
-        exited.withLock { exited in
-            guard !exited else { return false }
-            var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
+        status.withLock { status in
+            guard status == nil else { return false }
+            var raw: Int32 = 0
+            let result = waitpid(pid, &raw, WNOHANG)
             // 0: still running; pid: it exited and is now reaped; -1 (ECHILD): already gone.
-            if result != 0 { exited = true }
-            return !exited
+            if result == pid {
+                let signal = raw & 0x7F
+                status = signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+            } else if result != 0 {
+                status = -1
+            }
+            return status == nil
         }
+    }
+
+    /// The exit code once the child has exited (128 + the signal if killed), nil while it runs.
+    public var exitStatus: Int32? {
+        _ = isRunning
+        return status.withLock { $0 }
     }
 
     /// Sends `signal` if the child is still running (never to a reaped, possibly reused pid).
     public func send(_ signal: Int32) {
-        exited.withLock { exited in
-            if !exited { kill(pid, signal) }
+        status.withLock { status in
+            if status == nil { kill(pid, signal) }
         }
     }
 

@@ -14,40 +14,27 @@ enum Command {
         return nil
     }
 
-    /// Runs a program to completion on a Dispatch thread and throws if it fails.
-    static func run(_ executable: String, _ arguments: [String]) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                do {
-                    try runBlocking(executable, arguments)
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
-    }
-
-    private static func runBlocking(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
+    /// Runs a program to completion and throws if it fails. Spawned and reaped by
+    /// ``ChildProcess`` (posix_spawn, waitpid), never Foundation's `Process`, whose exit detection
+    /// was seen to miss a child that exited at once, hanging the waiting thread.
+    static func run(_ executable: String, _ arguments: [String], output: String? = nil) async throws {
+        let file = output ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("beaconnet-command-\(UInt32.random(in: 0...UInt32.max)).log").path
+        defer { if output == nil { try? FileManager.default.removeItem(atPath: file) } }
         let command = ([executable] + arguments).joined(separator: " ")
+        let child: ChildProcess
         do {
-            try process.run()
+            child = try ChildProcess(executable: executable, arguments: arguments, outputFile: file)
         } catch {
             throw BrokerHarnessError.commandFailed(command: command, status: -1, output: "\(error)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw BrokerHarnessError.commandFailed(
-                command: command, status: process.terminationStatus,
-                output: String(decoding: data, as: UTF8.self))
+        guard await child.waitForExit(timeout: .seconds(60)) else {
+            child.send(SIGKILL)
+            throw BrokerHarnessError.commandFailed(command: command, status: -1, output: "still running after 60 s")
+        }
+        guard let status = child.exitStatus, status == 0 else {
+            let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+            throw BrokerHarnessError.commandFailed(command: command, status: child.exitStatus ?? -1, output: text)
         }
     }
 
@@ -94,4 +81,11 @@ enum Command {
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         return address
     }
+}
+
+/// Runs `executable` to completion, its standard output and error appended to `output` (a
+/// temporary file when nil); throws ``BrokerHarnessError/commandFailed(command:status:output:)``
+/// on a non-zero exit. For tests that run the project's scripts.
+public func runCommand(_ executable: String, _ arguments: [String], output: String? = nil) async throws {
+    try await Command.run(executable, arguments, output: output)
 }

@@ -12,26 +12,19 @@ struct ACLTests {
     static let users = ["gw-1": "p-gw-1", "gw-2": "p-gw-2", "agg-1": "p-agg-1", "dash": "p-dash", "dash-2": "p-dash-2"]
 
     /// Runs make-acl.sh for two gateways of store 1, one aggregator and two dashboards.
-    static func makeACL() throws -> String {
+    static func makeACL() async throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-acl-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("acl").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [root.appendingPathComponent("deploy/scripts/make-acl.sh").path,
-                             "--gateway", "gw-1:1", "--gateway", "gw-2:1", "--aggregator", "agg-1",
-                             "--dashboard", "dash", "--dashboard", "dash-2"]
-        _ = FileManager.default.createFile(atPath: file, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: file)
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        try await runCommand("/bin/bash", [root.appendingPathComponent("deploy/scripts/make-acl.sh").path,
+                                           "--gateway", "gw-1:1", "--gateway", "gw-2:1", "--aggregator", "agg-1",
+                                           "--dashboard", "dash", "--dashboard", "dash-2"], output: file)
         return file
     }
 
     @Test("gateways write only their own topics, dashboards only read, strangers are refused")
     func enforced() async throws {
-        let acl = try Self.makeACL()
+        let acl = try await Self.makeACL()
         try await withBroker(BrokerConfiguration(users: Self.users, allowAnonymous: false, extraConfiguration: ["acl_file \(acl)"])) { broker in
             try await Self.enforced(broker)
         }

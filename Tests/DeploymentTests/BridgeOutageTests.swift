@@ -34,27 +34,20 @@ struct BridgeOutageTests {
         let edge = Self.root.appendingPathComponent(".build/debug/beacon-edge").path
         try #require(FileManager.default.isExecutableFile(atPath: edge), "build the package first (swift build --build-tests): \(edge)")
         let acl = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-bridge-acl-\(UInt32.random(in: 0...UInt32.max))").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.root.appendingPathComponent("deploy/scripts/make-acl.sh").path, "--bridge", "bridge-12:12:gw-12-1a", "--aggregator", "agg-1"]
-        _ = FileManager.default.createFile(atPath: acl, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: acl)
-        try process.run()
-        process.waitUntilExit()
         defer { try? FileManager.default.removeItem(atPath: acl) }
+        try await runCommand("/bin/bash", [Self.root.appendingPathComponent("deploy/scripts/make-acl.sh").path,
+                                           "--bridge", "bridge-12:12:gw-12-1a", "--aggregator", "agg-1"], output: acl)
 
-        let central = try await Broker.start(BrokerConfiguration(
+        try await withBroker(BrokerConfiguration(
             users: ["bridge-12": "p-bridge", "agg-1": "p-agg"], allowAnonymous: false, persistence: true,
-            extraConfiguration: ["acl_file \(acl)", "max_queued_messages 100000"]))
-        let store = try await Broker.start(BrokerConfiguration(
-            persistence: true, extraConfiguration: ["max_queued_messages 100000"] + (try Self.bridgeLines(port: central.port, password: "p-bridge"))))
-        defer {
-            Task {
-                await store.cleanUp()
-                await central.cleanUp()
+            extraConfiguration: ["acl_file \(acl)", "max_queued_messages 100000"])
+        ) { central in
+            try await withBroker(BrokerConfiguration(
+                persistence: true, extraConfiguration: ["max_queued_messages 100000"] + (try Self.bridgeLines(port: central.port, password: "p-bridge")))
+            ) { store in
+                try await Self.run(edge: edge, central: central, store: store)
             }
         }
-        try await Self.run(edge: edge, central: central, store: store)
     }
 
     static func run(edge: String, central: Broker, store: Broker) async throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BrokerHarness
 import BeaconCore
 import BeaconEdge
 import Dispatch
@@ -7,7 +8,7 @@ import Logging
 
 /// `beacon-bench edge`: the edge's decode rate and its end-to-end rate on one capture, beside the
 /// parser Home Assistant uses (bluetooth-data-tools) on the same payloads, in one run.
-struct EdgeBenchmark: ParsableCommand {
+struct EdgeBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edge",
         abstract: "Edge decode and replay→broker throughput vs bluetooth-data-tools (run with -c release).",
@@ -49,7 +50,7 @@ struct EdgeBenchmark: ParsableCommand {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    func run() throws {
+    func run() async throws {
         let path = capture ?? Self.root.appendingPathComponent("../shared/testdata/captures/csacca_horizon74_android_legacy/btsnoop_hci.log").standardizedFileURL.path
         let corpus = try CaptureCorpus(path: path)
         guard corpus.reportsPerPass > 0 else { throw BenchError("\(path) has no advertising reports") }
@@ -67,7 +68,7 @@ struct EdgeBenchmark: ParsableCommand {
             }
             print("round \(round): " + Self.inProcessNames.map { "\($0.short) \(formatRate(figures[$0.name]!.last!.rate))" }.joined(separator: ", "))
         }
-        let endToEnd = try runEndToEnd(corpus)
+        let endToEnd = try await runEndToEnd(corpus)
         let python = runPython(corpus)
 
         print("")
@@ -216,12 +217,12 @@ struct EdgeBenchmark: ParsableCommand {
     }
 
     /// Replays the repeated capture through an ``EdgeRuntime`` to the broker and waits for the flush.
-    func runEndToEnd(_ corpus: CaptureCorpus) throws -> EndToEnd? {
-        let broker: PrivateBroker?
+    func runEndToEnd(_ corpus: CaptureCorpus) async throws -> EndToEnd? {
+        let broker: Broker?
         let port: Int
         if host == nil {
             do {
-                broker = try PrivateBroker()
+                broker = try await Broker.start()
                 port = broker!.port
             } catch {
                 print("end to end: skipped — \(error)")
@@ -231,7 +232,17 @@ struct EdgeBenchmark: ParsableCommand {
             broker = nil
             port = self.port
         }
-        defer { broker?.stop() }
+        do {
+            let result = try await endToEnd(corpus, port: port)
+            await broker?.cleanUp()
+            return result
+        } catch {
+            await broker?.cleanUp()
+            throw error
+        }
+    }
+
+    func endToEnd(_ corpus: CaptureCorpus, port: Int) async throws -> EndToEnd {
         let file = try BtsnoopFile(corpus.repeated(repetitions))
         var config = EdgeConfig(
             gateway: try GatewayID("gw-bench"), store: 1, section: 1, allowList: .everything, batchWindowMilliseconds: 1000,
@@ -244,10 +255,13 @@ struct EdgeBenchmark: ParsableCommand {
         let clock = ContinuousClock()
         let cpuStart = Self.processCPU()
         let start = clock.now
-        let failure = Self.blocking { try await runtime.run(handlingSignals: false) }
+        do {
+            try await runtime.run(handlingSignals: false)
+        } catch {
+            throw BenchError("end-to-end run failed: \(error)")
+        }
         let elapsed = clock.now - start
         let cpu = Self.processCPU() - cpuStart
-        if let failure { throw BenchError("end-to-end run failed: \(failure)") }
         guard runtime.unflushedBatches == 0 else { throw BenchError("the broker did not take every batch") }
         let reports = Int(runtime.counters.reports.load(ordering: .relaxed))
         let (whole, attos) = elapsed.components
@@ -256,18 +270,6 @@ struct EdgeBenchmark: ParsableCommand {
             reports: reports, batches: runtime.counters.publishedBatches.load(ordering: .relaxed),
             sightings: runtime.counters.published.load(ordering: .relaxed), seconds: seconds, rate: Double(reports) / seconds,
             cpu: cpu / Double(max(reports, 1)) * 1e9)
-    }
-
-    /// Runs async work from this synchronous command and waits for it.
-    static func blocking(_ work: @escaping @Sendable () async throws -> Void) -> (any Error)? {
-        let semaphore = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var failure: (any Error)?
-        Task.detached {
-            do { try await work() } catch { failure = error }
-            semaphore.signal()
-        }
-        semaphore.wait()
-        return failure
     }
 
     // MARK: Python
