@@ -117,11 +117,13 @@ let package = Package(
 
         // A real mosquitto on a free loopback port, for integration tests (never a mock broker).
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
+        // Where tests find the package and ../shared/testdata; hex fixtures.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(
             name: "BeaconAggregatorTests",
             dependencies: [
-                "BeaconAggregator", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness",
+                "BeaconAggregator", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], swiftSettings: strict),
@@ -129,9 +131,9 @@ let package = Package(
         // The deployment files (ACLs, broker configs, scripts) against real mosquitto brokers.
         .testTarget(
             name: "DeploymentTests",
-            dependencies: ["BeaconMQTT", "BeaconWire", "BrokerHarness", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BeaconMQTT", "BeaconWire", "BrokerHarness", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
-        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BeaconWireTests",
             dependencies: [
@@ -142,6 +144,7 @@ let package = Package(
         .testTarget(
             name: "BeaconEdgeTests",
             dependencies: [
+                "TestSupport",
                 "BeaconEdge", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

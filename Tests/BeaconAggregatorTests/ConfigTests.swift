@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import BeaconAggregator
 
 @Suite("Chain config")
 struct ConfigTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = TestPaths.packageRoot
 
     @Test("the example config loads and resolves")
     func example() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import BeaconCore
 @testable import BeaconAggregator
@@ -27,9 +28,7 @@ struct KolakowskiReplayTests {
 }
 
 enum KolakowskiData {
-    static let folder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/testdata/datasets/kolakowski_ble_flat_calib2021").standardized
+    static let folder = TestPaths.sharedTestData.appendingPathComponent("datasets/kolakowski_ble_flat_calib2021")
     static var available: Bool { FileManager.default.fileExists(atPath: folder.appendingPathComponent("anchors.csv").path) }
 
     struct Row { var time: Int64; var x: Double; var y: Double; var rssi: [Double?] }

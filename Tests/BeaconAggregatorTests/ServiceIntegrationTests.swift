@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -217,7 +218,7 @@ extension MQTTMessage {
 }
 
 enum LiveTraffic {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 

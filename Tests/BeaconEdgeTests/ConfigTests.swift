@@ -1,14 +1,14 @@
 import BeaconCore
 import BeaconEdge
 import Foundation
+import TestSupport
 import Testing
 
 /// The edge config: the example loads, flags override keys, and every problem is reported with its
 /// JSON path (and flag) before anything connects.
 @Suite("Edge config")
 struct ConfigTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
 
     /// Writes `text` to a temporary file and returns its path.
     func file(_ text: String, name: String = "edge.json") throws -> String {

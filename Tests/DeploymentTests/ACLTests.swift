@@ -1,6 +1,7 @@
 import BeaconMQTT
 import BrokerHarness
 import Foundation
+import TestSupport
 import Logging
 import Synchronization
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// The ACL that `deploy/scripts/make-acl.sh` writes, enforced by a real mosquitto.
 @Suite("Deployment: users and ACL", .timeLimit(.minutes(2)))
 struct ACLTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = TestPaths.packageRoot
     static let users = ["gw-1": "p-gw-1", "gw-2": "p-gw-2", "agg-1": "p-agg-1", "dash": "p-dash", "dash-2": "p-dash-2"]
 
     /// Runs make-acl.sh for two gateways of store 1, one aggregator and two dashboards.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import BeaconCore
@@ -6,21 +7,11 @@ import Testing
 /// The shared test data (real captures and peer projects' vectors), read in place from
 /// `../shared/testdata` beside the package root and never copied into the project.
 enum TestData {
-    /// `<package root>/../shared/testdata`, found from this file's path
-    /// (`<root>/Tests/BeaconCoreTests/Support/TestData.swift`).
-    static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Support
-        .deletingLastPathComponent()  // BeaconCoreTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // package root
-        .appendingPathComponent("../shared/testdata")
-        .standardizedFileURL
+    /// `<package root>/../shared/testdata`.
+    static let root = TestPaths.sharedTestData
 
     /// Whether the folder is there; tests over it are skipped (with ``skipNote``) when it is not.
-    static let available: Bool = {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }()
+    static let available = TestPaths.sharedTestDataAvailable
 
     /// Why data-driven tests are skipped.
     static let skipNote: Comment = "shared test data not found at ../shared/testdata beside the package root; skipped"
@@ -55,27 +46,6 @@ enum TestData {
     static func jsonObject(_ path: String) throws -> [String: Any] {
         try JSONSerialization.jsonObject(with: Data(try bytes(path))) as? [String: Any] ?? [:]
     }
-}
-
-extension Array where Element == UInt8 {
-    /// Bytes from hex text (even length, no separators); traps on bad input — test fixtures only.
-    init(hex: String) {
-        precondition(hex.utf8.count % 2 == 0, "odd hex length: \(hex)")
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(hex.utf8.count / 2)
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        self = bytes
-    }
-}
-
-extension Collection where Element == UInt8 {
-    /// Lowercase hex, as the data files write it.
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
 }
 
 extension UUID128 {

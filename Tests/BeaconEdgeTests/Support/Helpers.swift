@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconEdge
 import BeaconWire
 import Foundation
+import TestSupport
 import Logging
 
 /// Tests log errors only; `BEACONNET_TEST_LOG=debug` shows the services' story.
@@ -14,24 +15,6 @@ let testLogger: Logger = {
 let testLogLevel: Logger.Level =
     ProcessInfo.processInfo.environment["BEACONNET_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .error
 
-extension Array where Element == UInt8 {
-    /// Bytes from hex text (spaces allowed); traps on bad input — fixtures only.
-    init(hex: String) {
-        let digits = hex.filter { !$0.isWhitespace }
-        precondition(digits.count % 2 == 0, "odd hex length: \(hex)")
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            bytes.append(UInt8(digits[index..<next], radix: 16)!)
-            index = next
-        }
-        self = bytes
-    }
-
-    /// Lowercase hex.
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
-}
 
 /// A gateway id for tests.
 let testGateway = try! GatewayID("gw-test-1")

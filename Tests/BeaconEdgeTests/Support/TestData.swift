@@ -1,23 +1,15 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The shared captures, read in place from `../shared/testdata` beside the package root (never
 /// copied into the project); tests over them are skipped with ``skipNote`` where it is absent.
 enum TestData {
-    /// `<package root>/../shared/testdata`, from this file's path.
-    static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Support
-        .deletingLastPathComponent()  // BeaconEdgeTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // package root
-        .appendingPathComponent("../shared/testdata")
-        .standardizedFileURL
+    /// `<package root>/../shared/testdata`.
+    static let root = TestPaths.sharedTestData
 
     /// Whether the folder is there.
-    static let available: Bool = {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }()
+    static let available = TestPaths.sharedTestDataAvailable
 
     /// Why data-driven tests are skipped.
     static let skipNote: Comment = "shared test data not found at ../shared/testdata beside the package root; skipped"
