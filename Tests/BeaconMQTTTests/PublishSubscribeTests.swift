@@ -27,6 +27,48 @@ struct PublishSubscribeTests {
         }
     }
 
+    @Test("a persistent session resumed by a new client with a declared subscription delivers everything queued meanwhile",
+          arguments: [MQTTProtocolVersion.v311, .v5])
+    func persistentSessionQueue(version: MQTTProtocolVersion) async throws {
+        try await withBroker { broker in
+            var durable = configuration(for: broker, clientID: "durable-agg", protocolVersion: version)
+            durable.cleanSession = false
+            // Different filter order from the second client: its subscription identifiers differ.
+            let first = MQTTClient(configuration: durable, logger: testLogger)
+            let early = try first.declareSubscription(to: ["other/#", "queue/+/in"], qos: .atLeastOnce)
+            try await first.connect()
+            let publisher = try await connectedClient(configuration(for: broker, clientID: "pub-q", protocolVersion: version))
+            try await publisher.publish(to: "queue/1/in", payload: "0".bytes, qos: .atLeastOnce, retain: false)
+            #expect(try await collect(1, from: early).map(\.payload.text) == ["0"])
+            first.simulateConnectionLoss()  // a crash: no DISCONNECT, the session stays
+            await first.disconnect()
+            for index in 1...300 {
+                try await publisher.publish(to: "queue/\(index % 3)/in", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false)
+            }
+            let second = MQTTClient(configuration: durable, logger: testLogger)
+            let resumed = try second.declareSubscription(to: ["queue/+/in"], qos: .atLeastOnce)
+            try await second.connect()
+            let messages = try await collect(300, from: resumed)
+            #expect(messages.map(\.payload.text) == (1...300).map { "\($0)" })
+            // The declared subscription was sent again and keeps working after the queue.
+            try await publisher.publish(to: "queue/2/in", payload: "live".bytes, qos: .atLeastOnce, retain: false)
+            #expect(try await collect(1, from: resumed).map(\.payload.text) == ["live"])
+            await second.disconnect()
+            await publisher.disconnect()
+        }
+    }
+
+    @Test("declaring a subscription is refused once connect has been called")
+    func declareAfterConnect() async throws {
+        try await withBroker { broker in
+            let client = try await connectedClient(configuration(for: broker, clientID: "late-declare"))
+            #expect(throws: MQTTError.connectInProgress) { _ = try client.declareSubscription(to: ["a/b"], qos: .atLeastOnce) }
+            #expect(throws: MQTTError.self) { _ = try client.declareSubscription(to: ["a/#/b"], qos: .atLeastOnce) }
+            await client.disconnect()
+            #expect(throws: MQTTError.shutdown) { _ = try client.declareSubscription(to: ["a/b"], qos: .atLeastOnce) }
+        }
+    }
+
     @Test("a retained message reaches a subscriber that comes later")
     func retainedForLateSubscriber() async throws {
         try await withBroker { broker in

@@ -62,6 +62,37 @@ extension MQTTClient {
         return MQTTSubscription(stream: stream, entry: entry)
     }
 
+    /// Declares a subscription before ``connect()``, for a persistent session
+    /// (``MQTTConfiguration/cleanSession`` `false`).
+    ///
+    /// A broker that kept the session starts sending the messages it queued while the client was
+    /// away as soon as it accepts the connection — before a ``subscribe(to:qos:)`` after
+    /// `connect()` could be in place, so they would be dropped. A subscription declared here is in
+    /// place from the first byte: its messages wait in its buffer (``MQTTConfiguration/inboundBufferCapacity``)
+    /// until the consumer reads them. The SUBSCRIBE goes out with every connect, so the filters are
+    /// also right when the broker did not keep the session or the filters changed since; a refusal
+    /// there is logged, not thrown.
+    /// - Throws: ``MQTTError/invalidTopic(topic:reason:)``, ``MQTTError/connectInProgress`` once
+    ///   `connect()` has been called, ``MQTTError/shutdown`` after ``disconnect()``.
+    public func declareSubscription(to filters: [String], qos: MQTTQoS) throws(MQTTError) -> MQTTSubscription {
+        guard !filters.isEmpty else { throw .invalidTopic(topic: "", reason: "no topic filter given") }
+        for filter in filters { try ClientCore.checkFilter(filter) }
+        let capacity = max(1, configuration.inboundBufferCapacity)
+        let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(capacity))
+        let id = core.state.withLock { $0.makeID() }
+        var logger = core.logger
+        logger[metadataKey: "mqtt.filters"] = "\(filters)"
+        let entry = SubscriptionEntry(id: id, filters: filters, qos: qos, continuation: continuation, logger: logger)
+        continuation.onTermination = { [weak core] _ in core?.subscriptionEnded(id: id) }
+        do {
+            try core.declare(entry)
+        } catch {
+            entry.finish()
+            throw error
+        }
+        return MQTTSubscription(stream: stream, entry: entry)
+    }
+
     /// Ends a subscription: its sequence finishes (after the messages already buffered) and
     /// the client sends UNSUBSCRIBE for filters that no other subscription uses. Does not wait
     /// for the broker's UNSUBACK; messages already in flight for the filters are discarded.

@@ -60,7 +60,10 @@ extension ClientCore {
                 state.connectWaiter = nil
                 state.phase = .connected
                 state.maximumPacketSize = packetLimit > 0 ? Int(packetLimit) : nil
-                let filters = keptSubscriptions ? [] : state.routing.flatMap(\.filters)
+                // Declared subscriptions go out on the first connect even into a kept session:
+                // the filters may have changed since the session was made.
+                let declared = state.declaredBeforeConnect && waiter != nil
+                let filters = keptSubscriptions && !declared ? [] : state.routing.flatMap(\.filters)
                 return (waiter, state.subscribeRequests(for: filters, version: version), waiter == nil)
             default:
                 // A connection nobody wants any more (timed out, closed): its teardown is queued.

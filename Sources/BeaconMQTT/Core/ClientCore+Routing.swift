@@ -8,6 +8,7 @@ extension ClientCore {
     /// Which subscriptions get it: each subscription whose first matching filter is the one
     /// this copy was sent for. MQTT v5 brokers send one copy per matching filter, tagged with
     /// the filter's subscription identifier; MQTT 3.1.1 (no tags) gets one copy for all.
+    /// A copy whose tags are all unknown here is routed by its topic instead.
     func deliver(_ pointer: UnsafePointer<mosquitto_message>, properties: OpaquePointer?) {
         let (routing, filterIDs) = state.withLock { ($0.routing, $0.filterIDs) }
         guard !routing.isEmpty else { return }
@@ -15,11 +16,7 @@ extension ClientCore {
         guard let topic = raw.topic else { return }
         let tags = Self.subscriptionIdentifiers(properties)
         var message: MQTTMessage?
-        for entry in routing {
-            guard let filter = entry.firstMatchingFilter(topic) else { continue }
-            if !tags.isEmpty {
-                guard let id = filterIDs[filter], tags.contains(id) else { continue }
-            }
+        func hand(to entry: SubscriptionEntry) {
             if message == nil {
                 let payload: [UInt8]
                 if let bytes = raw.payload, raw.payloadlen > 0 {
@@ -32,6 +29,18 @@ extension ClientCore {
                     qos: MQTTQoS(rawValue: Int(raw.qos)) ?? .atMostOnce, retain: raw.retain)
             }
             entry.deliver(message!)
+        }
+        if !tags.isEmpty {
+            for entry in routing {
+                guard let filter = entry.firstMatchingFilter(topic), let id = filterIDs[filter], tags.contains(id) else { continue }
+                hand(to: entry)
+            }
+            // A copy tagged only with identifiers this client never gave (a persistent session's
+            // queue, subscribed by an earlier process) goes by its topic alone.
+            if message != nil || tags.contains(where: { tag in filterIDs.values.contains(tag) }) { return }
+        }
+        for entry in routing where entry.firstMatchingFilter(topic) != nil {
+            hand(to: entry)
         }
     }
 
@@ -93,6 +102,21 @@ extension ClientCore {
             state.rebuildRouting()
             let requests = state.subscribeRequests(for: entry.filters, version: configuration.protocolVersion)
             return (state.epoch, requests)
+        }
+    }
+
+    /// Registers a subscription declared before the first connect; ``didConnect`` sends it.
+    func declare(_ entry: SubscriptionEntry) throws(MQTTError) {
+        try state.withLock { state throws(MQTTError) in
+            switch state.phase {
+            case .idle: break
+            case .closed: throw .shutdown
+            default: throw .connectInProgress
+            }
+            state.subscriptions[entry.id] = entry
+            state.declaredBeforeConnect = true
+            state.rebuildRouting()
+            for filter in entry.filters { _ = state.identifier(for: filter) }
         }
     }
 

@@ -138,6 +138,9 @@ struct CoreState {
     /// The subscriptions in creation order, copied out (one retain) for each received message.
     var routing: [SubscriptionEntry] = []
     var listeners: [UInt64: AsyncStream<MQTTConnectionEvent>.Continuation] = [:]
+    /// Subscriptions were declared before the first connect: send them even when the broker
+    /// kept the session (see ``MQTTClient/declareSubscription(to:qos:)``).
+    var declaredBeforeConnect = false
 
     mutating func makeID() -> UInt64 {
         nextID += 1
