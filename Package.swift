@@ -131,7 +131,7 @@ let package = Package(
         // The deployment files (ACLs, broker configs, scripts) against real mosquitto brokers.
         .testTarget(
             name: "DeploymentTests",
-            dependencies: ["BeaconMQTT", "BeaconWire", "BrokerHarness", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BeaconCore", "BeaconMQTT", "BeaconWire", "BrokerHarness", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(

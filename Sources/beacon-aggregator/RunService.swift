@@ -49,6 +49,12 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "Snapshot file of device states, restored at start when newer than the retained ones.")
     var snapshot: String?
 
+    @Option(help: "How often the snapshot is written, seconds.")
+    var snapshotInterval: Double = 10
+
+    @Option(help: "How long the broker keeps this aggregator's session — and queues its sightings — while it is away (restart, crash), seconds; 0: a clean session, nothing is queued.")
+    var sessionExpiry: Double = 3600
+
     @Option(help: "Topic root.")
     var topicRoot = "beaconnet"
 
@@ -92,6 +98,9 @@ struct RunService: AsyncParsableCommand {
         mqtt.password = password
         if let tlsCA { mqtt.tls = MQTTTLSConfiguration(caFile: tlsCA, certFile: tlsCert, keyFile: tlsKey) }
         mqtt.inboundBufferCapacity = 200_000
+        guard sessionExpiry >= 0, sessionExpiry <= Double(UInt32.max) else { throw ValidationError("--session-expiry \(sessionExpiry) is not 0 … \(UInt32.max) seconds") }
+        mqtt.cleanSession = sessionExpiry == 0
+        mqtt.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -102,6 +111,8 @@ struct RunService: AsyncParsableCommand {
         var settings = AggregatorSettings(chain: chain, mqtt: mqtt, aggregator: aggregator, stores: selection, scheme: scheme,
                                           snapshotPath: snapshot, version: beaconNetVersion)
         settings.statusInterval = .milliseconds(Int64(statusInterval * 1000))
+        guard snapshotInterval >= 0.1 else { throw ValidationError("--snapshot-interval \(snapshotInterval) is below 0.1 s") }
+        settings.snapshotInterval = .milliseconds(Int64(snapshotInterval * 1000))
         settings.eventTimeOnly = eventTime
         let service = AggregatorService(settings: settings, logger: logger)
         let group = ServiceGroup(configuration: .init(

@@ -96,7 +96,8 @@ struct Run: AsyncParsableCommand {
                 let topic = scheme.string(for: .sightings(store: b.store, gateway: b.gateway))
                 switch sink {
                 case .trace: text += topic + " " + String(decoding: batch.encoded(), as: UTF8.self) + "\n"
-                case .broker(let client): try await client.publish(to: topic, payload: batch.encoded(), qos: .atMostOnce, retain: false)
+                // QoS 1 as beacon-edge publishes: brokers and bridges queue it for an aggregator that is away.
+                case .broker(let client): try await client.publish(to: topic, payload: batch.encoded(), qos: .atLeastOnce, retain: false)
                 }
             }
             if case .trace(let out) = sink { try out.write(contentsOf: Data(text.utf8)) }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import BeaconCore
 import BeaconWire
@@ -141,6 +142,33 @@ struct ProcessorTests {
         for (topic, payload) in Self.validTraffic().dropFirst(10) { second.handle(topic: topic, payload: payload, now: nil, into: &after) }
         #expect(!after.contains { $0.topic == "beaconnet/events/1/enter" })
         #expect(after.contains { $0.topic == "beaconnet/events/1/20/enter" })
+    }
+}
+
+extension ProcessorTests {
+    @Test("the snapshot file keeps device states and gateway progress; a bad line is reported, the rest restored")
+    func snapshotFile() throws {
+        var first = try Self.processor()
+        var out: [Outbound] = []
+        for (topic, payload) in Self.validTraffic().prefix(10) { first.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-snapshot-\(UInt32.random(in: 0...UInt32.max)).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let written = SnapshotFile.Contents(states: first.snapshot(), gateways: first.gatewayProgress())
+        #expect(written.states.count == 1 && !written.gateways.isEmpty)
+        try SnapshotFile.write(written, path: path)
+        // Damage: a truncated line in the middle (a disk that filled up, a hand edit).
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\n", with: "\n{\"v\":1,\"gw\":\"gw-a\",\"se\n", options: [], range: text.range(of: "\n"))
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        var problems: [String] = []
+        let read = SnapshotFile.read(path: path) { problems.append($0) }
+        #expect(read.states == written.states && read.gateways == written.gateways)
+        #expect(problems.count == 1 && problems[0].contains(":2: "), "\(problems)")
+
+        var second = try Self.processor()
+        #expect(second.restore(read.states) == 1)
+        #expect(second.resume(read.gateways) == written.gateways.count)
+        #expect(second.gatewayProgress() == written.gateways)
     }
 }
 

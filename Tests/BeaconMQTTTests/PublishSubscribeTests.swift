@@ -58,6 +58,43 @@ struct PublishSubscribeTests {
         }
     }
 
+    @Test("a cancelled consumer of a persistent session leaves the subscription at the broker; unsubscribe removes it")
+    func cancelledConsumerKeepsSession() async throws {
+        try await withBroker { broker in
+            var durable = configuration(for: broker, clientID: "durable-keep")
+            durable.cleanSession = false
+            let publisher = try await connectedClient(configuration(for: broker, clientID: "pub-keep"))
+
+            let first = MQTTClient(configuration: durable, logger: testLogger)
+            let cancelled = try first.declareSubscription(to: ["keep/#"], qos: .atLeastOnce)
+            try await first.connect()
+            let consumer = Task { for await _ in cancelled {} }
+            try await Task.sleep(for: .milliseconds(100))
+            consumer.cancel()  // a shutdown
+            await consumer.value
+            try await Task.sleep(for: .milliseconds(200))  // an UNSUBSCRIBE, had one been sent, is through
+            await first.disconnect()
+            try await publisher.publish(to: "keep/a", payload: "while away".bytes, qos: .atLeastOnce, retain: false)
+
+            let second = MQTTClient(configuration: durable, logger: testLogger)
+            let resumed = try second.declareSubscription(to: ["keep/#"], qos: .atLeastOnce)
+            try await second.connect()
+            #expect(try await collect(1, from: resumed).map(\.payload.text) == ["while away"])
+            second.unsubscribe(resumed)
+            try await Task.sleep(for: .milliseconds(200))
+            await second.disconnect()
+            try await publisher.publish(to: "keep/b", payload: "after unsubscribe".bytes, qos: .atLeastOnce, retain: false)
+
+            let third = MQTTClient(configuration: durable, logger: testLogger)
+            let last = try third.declareSubscription(to: ["keep/#"], qos: .atLeastOnce)
+            try await third.connect()
+            let stray = try? await collect(1, from: last, within: .seconds(1))
+            #expect(stray == nil, "an explicit unsubscribe must end the broker-side subscription")
+            await third.disconnect()
+            await publisher.disconnect()
+        }
+    }
+
     @Test("declaring a subscription is refused once connect has been called")
     func declareAfterConnect() async throws {
         try await withBroker { broker in

@@ -114,11 +114,32 @@ public struct AggregationEngine: Sendable {
     }
 
     /// Loss, duplicates and restarts per gateway, for the status topic.
-    public func gatewayCounters() -> [(id: GatewayID, received: UInt64, lost: UInt64, duplicates: UInt64, online: Bool)] {
+    public func gatewayCounters() -> [(id: GatewayID, received: UInt64, lost: UInt64, restartGap: UInt64, duplicates: UInt64, online: Bool)] {
         chain.gateways.indices.map { g in
-            (chain.gateways[g].id, gateways[g].received, gateways[g].lost, gateways[g].duplicates,
+            (chain.gateways[g].id, gateways[g].received, gateways[g].lost, gateways[g].restartGap, gateways[g].duplicates,
              gateways[g].isOnline(at: watermark, silence: Int64(tuning.gatewaySilenceSeconds * 1000)))
         }
+    }
+
+    /// The highest batch processed per gateway (for the snapshot file); gateways never heard are left out.
+    public func gatewayProgress() -> [(id: GatewayID, seq: UInt64, sent: Int64)] {
+        chain.gateways.indices.compactMap { g in
+            gateways[g].highestSeq.map { (chain.gateways[g].id, $0, gateways[g].highestSent) }
+        }
+    }
+
+    /// Continues each gateway's sequence from a previous run's snapshot, so that batches that went
+    /// missing across the restart are counted (see ``GatewayTrack/restartGap``). Unknown gateways
+    /// are ignored; returns how many were resumed.
+    @discardableResult
+    public mutating func resumeGateways(_ progress: [(id: GatewayID, seq: UInt64, sent: Int64)]) -> Int {
+        var resumed = 0
+        for p in progress {
+            guard let g = chain.gatewayIndex[p.id] else { continue }
+            gateways[g].resume(seq: p.seq, sent: p.sent)
+            resumed += 1
+        }
+        return resumed
     }
 
     /// Devices currently tracked (inside, unknown, or recently outside).

@@ -14,6 +14,11 @@ struct GatewayTrack: Sendable {
     private(set) var duplicates: UInt64 = 0
     /// Times the gateway's sequence restarted (an edge restart).
     private(set) var restarts: UInt64 = 0
+    /// Batches missing between the progress restored at start (the snapshot) and the first batch
+    /// after it: processed by the previous process after its last snapshot, or lost when it stopped.
+    private(set) var restartGap: UInt64 = 0
+    /// Progress was restored and no newer batch has arrived yet: the next gap is a restart gap.
+    private var gapIsRestart = false
     /// Event time of the last batch (its `sent`), for silence detection.
     var lastBatch: Int64 = .min
     /// Set by an explicit offline status (the edge's Last Will); cleared by any batch or online status.
@@ -42,7 +47,12 @@ struct GatewayTrack: Sendable {
         }
         if seq > high {
             let gap = seq - high
-            lost += gap - 1
+            if gapIsRestart {
+                restartGap += gap - 1
+                gapIsRestart = false
+            } else {
+                lost += gap - 1
+            }
             window = gap >= 64 ? 1 : (window << gap) | 1
             highestSeq = seq
             highestSent = max(highestSent, sent)
@@ -58,7 +68,7 @@ struct GatewayTrack: Sendable {
                 return .duplicate
             }
             window |= bit
-            if lost > 0 { lost -= 1 }
+            if lost > 0 { lost -= 1 } else if restartGap > 0 { restartGap -= 1 }
             received += 1
             return .accept
         }
@@ -67,7 +77,18 @@ struct GatewayTrack: Sendable {
         return .duplicate
     }
 
+    /// Continues from a previous process's progress (the snapshot): everything up to `seq` counts
+    /// as received, so a redelivered batch is a duplicate, and the first gap is a restart gap.
+    mutating func resume(seq: UInt64, sent: Int64) {
+        guard highestSeq == nil else { return }  // live traffic already arrived: it wins
+        highestSeq = seq
+        highestSent = sent
+        window = .max
+        gapIsRestart = true
+    }
+
     private mutating func restart(seq: UInt64, sent: Int64) -> Verdict {
+        gapIsRestart = false
         restarts += 1
         highestSeq = seq
         highestSent = sent

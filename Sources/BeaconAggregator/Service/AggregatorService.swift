@@ -42,43 +42,59 @@ public final class AggregatorService: Service, Sendable {
 
     public func run() async throws {
         let statusTopic = settings.scheme.string(for: .aggregatorStatus(settings.aggregator))
-        var mqtt = settings.mqtt
+        // Two connections. Sightings come in on `inbound`, the session of this aggregator's id
+        // (persistent unless configured clean), so that the broker queues for it across a restart;
+        // everything goes out on `outbound`, which carries the Last Will. At shutdown the inbound
+        // side disconnects first — the broker queues from that moment — and every sighting it had
+        // already received is still decided and published before the outbound side closes.
+        let inbound = MQTTClient(configuration: settings.mqtt, logger: logger)
+        var out = settings.mqtt
+        out.clientID = settings.mqtt.clientID.isEmpty ? "" : settings.mqtt.clientID + "-out"
+        out.cleanSession = true
         let will = state.processor.withLock { $0.status(now: settings.clock(), version: settings.version, online: false) }
-        mqtt.will = MQTTWill(topic: statusTopic, payload: will.encoded(), qos: .atLeastOnce, retain: true)
-        let client = MQTTClient(configuration: mqtt, logger: logger)
+        out.will = MQTTWill(topic: statusTopic, payload: will.encoded(), qos: .atLeastOnce, retain: true)
+        let outbound = MQTTClient(configuration: out, logger: logger)
+        // In place before the first byte: a resumed session's queue arrives right after CONNACK and
+        // waits in the subscription's buffer until the device states are restored.
+        let subscription = try inbound.declareSubscription(to: settings.sightingFilters + [settings.scheme.allGatewayStatuses], qos: .atLeastOnce)
 
-        guard try await connect(client) else { return }
-        await restore(client)
+        guard try await connect(outbound), try await connect(inbound) else {
+            await inbound.disconnect()
+            await outbound.disconnect()
+            return
+        }
+        await restore(outbound)
 
         let (outbox, continuation) = AsyncStream<Outbound>.makeStream(bufferingPolicy: .unbounded)
-        let subscription = try await client.subscribe(to: settings.sightingFilters + [settings.scheme.allGatewayStatuses], qos: .atLeastOnce)
         logger.info("subscribed", metadata: ["mqtt.filters": "\(settings.sightingFilters.count) sighting filter(s) + gateway statuses", "aggregator.stores": "\(settings.stores)"])
         enqueue([statusOutbound(online: true)], continuation)
 
         // Publishing, in order, until the outbox is finished and drained.
-        let publisher = Task { await self.publish(outbox, with: client) }
-        do {
-            await cancelWhenGracefulShutdown {
-                await withTaskGroup(of: Void.self) { inner in
-                    inner.addTask { await self.consume(subscription, continuation) }
-                    if !self.settings.eventTimeOnly {
-                        inner.addTask { await self.every(self.settings.tickInterval) { self.tick(continuation) } }
-                    }
-                    inner.addTask { await self.every(self.settings.statusInterval) { self.enqueue([self.statusOutbound(online: true)], continuation) } }
-                    if self.settings.snapshotPath != nil {
-                        inner.addTask { await self.every(self.settings.snapshotInterval) { self.writeSnapshot() } }
-                    }
-                    await inner.next()
-                    inner.cancelAll()
+        let publisher = Task { await self.publish(outbox, with: outbound) }
+        // Deciding, until the inbound connection is closed and its buffer is empty.
+        let consumer = Task { await self.consume(subscription, continuation) }
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { inner in
+                if !self.settings.eventTimeOnly {
+                    inner.addTask { await self.every(self.settings.tickInterval) { self.tick(continuation) } }
                 }
+                inner.addTask { await self.every(self.settings.statusInterval) { self.enqueue([self.statusOutbound(online: true)], continuation) } }
+                if self.settings.snapshotPath != nil {
+                    inner.addTask { await self.every(self.settings.snapshotInterval) { self.writeSnapshot() } }
+                }
+                await inner.next()
+                inner.cancelAll()
             }
-            logger.debug("shutting down: decisions stopped")
-            // Shutting down: last decisions are out; say offline, then let the publisher drain —
-            // for a bounded time, so a dead broker cannot hold a SIGTERM hostage.
-            writeSnapshot()
-            enqueue([statusOutbound(online: false)], continuation)
-            continuation.finish()
         }
+        // Shutting down: stop receiving (the broker keeps the session and queues from here),
+        // decide what already arrived, snapshot, say offline, then let the publisher drain — for a
+        // bounded time, so a dead broker cannot hold a SIGTERM hostage.
+        await inbound.disconnect()
+        await consumer.value
+        logger.debug("shutting down: decisions stopped")
+        writeSnapshot()
+        enqueue([statusOutbound(online: false)], continuation)
+        continuation.finish()
         let drained = await withTaskGroup(of: Bool.self) { race in
             race.addTask { await publisher.value; return true }
             race.addTask { try? await Task.sleep(for: self.settings.drainTimeout); return false }
@@ -88,13 +104,13 @@ public final class AggregatorService: Service, Sendable {
                 // (disconnecting fails a publish still waiting for its acknowledgement).
                 logger.error("broker unreachable at shutdown: \(state.backlog.load(ordering: .relaxed)) message(s) not published (device states are in the snapshot)")
                 publisher.cancel()
-                await client.disconnect()
+                await outbound.disconnect()
             }
             race.cancelAll()
             return first
         }
         logger.debug("shutting down: drain \(drained ? "complete" : "timed out")")
-        await client.disconnect()
+        await outbound.disconnect()
         logger.info("stopped")
     }
 
@@ -125,10 +141,11 @@ public final class AggregatorService: Service, Sendable {
     /// Reads back the device states of this instance's stores (snapshot file and retained topics)
     /// before anything is decided, so a restart invents no enter and forgets no one inside.
     func restore(_ client: MQTTClient) async {
-        var fromFile: [DeviceState] = []
+        var file = SnapshotFile.Contents()
         if let path = settings.snapshotPath {
-            fromFile = SnapshotFile.read(path: path) { logger.warning("snapshot: \($0)") }
+            file = SnapshotFile.read(path: path) { logger.warning("snapshot: \($0)") }
         }
+        let fromFile = file.states
         var retained: [DeviceState] = []
         let marker = settings.scheme.root + "/aggregators/\(settings.aggregator)/sync"
         let nonce = Array("\(settings.clock())-\(UInt64.random(in: 0...UInt64.max))".utf8)
@@ -157,8 +174,10 @@ public final class AggregatorService: Service, Sendable {
             logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
         }
         let states = SnapshotFile.newest(fromFile, retained)
-        let restored = state.processor.withLock { $0.restore(states) }
-        logger.info("restored device states", metadata: ["restore.devices": "\(restored)", "restore.snapshot": "\(fromFile.count)", "restore.retained": "\(retained.count)"])
+        let (restored, resumed) = state.processor.withLock { ($0.restore(states), $0.resume(file.gateways)) }
+        logger.info("restored device states", metadata: [
+            "restore.devices": "\(restored)", "restore.snapshot": "\(fromFile.count)", "restore.retained": "\(retained.count)",
+            "restore.gateways": "\(resumed)"])
     }
 
     func consume(_ subscription: MQTTSubscription, _ continuation: AsyncStream<Outbound>.Continuation) async {
@@ -227,9 +246,9 @@ public final class AggregatorService: Service, Sendable {
 
     func writeSnapshot() {
         guard let path = settings.snapshotPath else { return }
-        let states = state.processor.withLock { $0.snapshot() }
+        let contents = state.processor.withLock { SnapshotFile.Contents(states: $0.snapshot(), gateways: $0.gatewayProgress()) }
         do {
-            try SnapshotFile.write(states, path: path)
+            try SnapshotFile.write(contents, path: path)
         } catch {
             logger.error("cannot write snapshot \(path): \(error)")
         }

@@ -52,12 +52,17 @@ extension MessageProcessor {
     /// The aggregator's status payload at `now`.
     public func status(now: Int64, version: String, online: Bool = true) -> AggregatorStatus {
         var loss: [GatewayID: UInt64] = [:]
-        for g in engine.gatewayCounters() where g.lost > 0 { loss[g.id] = g.lost }
+        var restartGap: [GatewayID: UInt64] = [:]
+        for g in engine.gatewayCounters() {
+            if g.lost > 0 { loss[g.id] = g.lost }
+            if g.restartGap > 0 { restartGap[g.id] = g.restartGap }
+        }
         let lag = engine.latestEventTime == .min ? nil : max(0, now - engine.latestEventTime)
         return AggregatorStatus(
             aggregator: aggregator, state: online ? .online : .offline, version: version, time: now,
             stores: stores.isAll ? nil : stores.description,
-            counters: .init(messages: counters.messages, sightings: counters.sightings, devices: UInt64(engine.trackedDevices),
-                            rejects: counters.rejects, loss: loss, lagMilliseconds: lag))
+            counters: .init(messages: counters.messages, batches: engine.statistics.batches, sightings: counters.sightings,
+                            devices: UInt64(engine.trackedDevices), rejects: counters.rejects, loss: loss, restartGap: restartGap,
+                            lagMilliseconds: lag))
     }
 }

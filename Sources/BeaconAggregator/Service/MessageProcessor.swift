@@ -179,6 +179,18 @@ public struct MessageProcessor {
         engine.currentStates().map { deviceState($0) }
     }
 
+    /// The highest batch processed per gateway heard (the snapshot's other half).
+    public func gatewayProgress() -> [GatewayProgress] {
+        engine.gatewayProgress().map { GatewayProgress(gateway: $0.id, sequence: $0.seq, sent: $0.sent) }
+    }
+
+    /// Continues the gateways' sequences from a snapshot's progress (see
+    /// ``AggregationEngine/resumeGateways(_:)``). Returns how many gateways were resumed.
+    @discardableResult
+    public mutating func resume(_ progress: [GatewayProgress]) -> Int {
+        engine.resumeGateways(progress.map { ($0.gateway, $0.sequence, $0.sent) })
+    }
+
     mutating func reject(topic: String, reason: String, detail: String, field: String? = nil, payload: [UInt8], now: Int64?,
                          into out: inout [Outbound]) -> Verdict {
         counters.rejects[reason, default: 0] += 1

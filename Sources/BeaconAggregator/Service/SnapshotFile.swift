@@ -1,28 +1,43 @@
 import BeaconWire
 import Foundation
 
-/// The snapshot file: one retained-state payload (`DeviceState` JSON) per line, written atomically
-/// (temporary file, then rename), so a `kill -9` mid-write leaves the previous snapshot whole.
+/// The snapshot file: one retained-state payload (`DeviceState` JSON) per line, then one
+/// `GatewayProgress` line per gateway heard, written atomically (temporary file, then rename), so
+/// a `kill -9` mid-write leaves the previous snapshot whole.
 enum SnapshotFile {
-    /// Reads the states; a line that does not decode is reported and skipped.
-    static func read(path: String, problem: (String) -> Void) -> [DeviceState] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    /// What a snapshot holds.
+    struct Contents {
         var states: [DeviceState] = []
-        for (n, line) in data.split(separator: 0x0A).enumerated() where !line.isEmpty {
-            do {
-                states.append(try DeviceState.decode(Array(line)))
-            } catch {
-                problem("\(path):\(n + 1): \(error); line skipped")
-            }
-        }
-        return states
+        var gateways: [GatewayProgress] = []
     }
 
-    /// Writes the states atomically.
-    static func write(_ states: [DeviceState], path: String) throws {
+    /// Reads the snapshot; a line that does not decode is reported and skipped.
+    static func read(path: String, problem: (String) -> Void) -> Contents {
+        guard let data = FileManager.default.contents(atPath: path) else { return Contents() }
+        var contents = Contents()
+        for (n, line) in data.split(separator: 0x0A).enumerated() where !line.isEmpty {
+            do {
+                contents.states.append(try DeviceState.decode(Array(line)))
+            } catch {
+                if let progress = try? GatewayProgress.decode(Array(line)) {
+                    contents.gateways.append(progress)
+                } else {
+                    problem("\(path):\(n + 1): neither a device state (\(error)) nor a gateway's progress; line skipped")
+                }
+            }
+        }
+        return contents
+    }
+
+    /// Writes the snapshot atomically.
+    static func write(_ contents: Contents, path: String) throws {
         var bytes: [UInt8] = []
-        for state in states {
+        for state in contents.states {
             bytes += state.encoded()
+            bytes.append(0x0A)
+        }
+        for progress in contents.gateways {
+            bytes += progress.encoded()
             bytes.append(0x0A)
         }
         let temporary = path + ".tmp"

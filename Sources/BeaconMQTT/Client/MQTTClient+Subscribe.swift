@@ -71,7 +71,9 @@ extension MQTTClient {
     /// place from the first byte: its messages wait in its buffer (``MQTTConfiguration/inboundBufferCapacity``)
     /// until the consumer reads them. The SUBSCRIBE goes out with every connect, so the filters are
     /// also right when the broker did not keep the session or the filters changed since; a refusal
-    /// there is logged, not thrown.
+    /// there is logged, not thrown. With a persistent session, a consumer that is cancelled (a
+    /// shutdown) leaves the subscription at the broker, which goes on queueing for the next run;
+    /// ``unsubscribe(_:)`` removes it.
     /// - Throws: ``MQTTError/invalidTopic(topic:reason:)``, ``MQTTError/connectInProgress`` once
     ///   `connect()` has been called, ``MQTTError/shutdown`` after ``disconnect()``.
     public func declareSubscription(to filters: [String], qos: MQTTQoS) throws(MQTTError) -> MQTTSubscription {
@@ -83,7 +85,14 @@ extension MQTTClient {
         var logger = core.logger
         logger[metadataKey: "mqtt.filters"] = "\(filters)"
         let entry = SubscriptionEntry(id: id, filters: filters, qos: qos, continuation: continuation, logger: logger)
-        continuation.onTermination = { [weak core] _ in core?.subscriptionEnded(id: id) }
+        let persistent = !configuration.cleanSession
+        continuation.onTermination = { [weak core] termination in
+            // A persistent session's subscription outlives a consumer that was cancelled (a
+            // shutdown): the broker keeps queueing for the next run. unsubscribe(_:) removes it.
+            let keep: Bool
+            if case .cancelled = termination { keep = persistent } else { keep = false }
+            core?.subscriptionEnded(id: id, keepAtBroker: keep)
+        }
         do {
             try core.declare(entry)
         } catch {

@@ -130,14 +130,16 @@ extension ClientCore {
     /// handle is destroyed only after the phase became `.closed`, which this checks. No
     /// callback that takes ``state`` can run inside the call: the network thread runs the
     /// others, and the log callback does not take it.
-    func subscriptionEnded(id: UInt64) {
+    /// `keepAtBroker`: remove the routing only; the broker-side subscription stays (a persistent
+    /// session's declared subscription whose consumer was cancelled).
+    func subscriptionEnded(id: UInt64, keepAtBroker: Bool = false) {
         let removed = state.withLock { state -> SubscriptionEntry? in
             guard let entry = state.subscriptions.removeValue(forKey: id) else { return nil }
             state.rebuildRouting()
             let stillUsed = Set(state.subscriptions.values.flatMap(\.filters))
             let orphaned = Array(Set(entry.filters).subtracting(stillUsed)).sorted()
             for filter in orphaned { state.filterIDs[filter] = nil }
-            guard state.phase == .connected, !orphaned.isEmpty else { return entry }
+            guard state.phase == .connected, !orphaned.isEmpty, !keepAtBroker else { return entry }
             var mid: Int32 = 0
             _ = withCStringArray(orphaned) { pointers, count in
                 mosquitto_unsubscribe_multiple(handle, &mid, count, pointers, nil)

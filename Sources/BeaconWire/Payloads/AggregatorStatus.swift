@@ -7,6 +7,8 @@ public struct AggregatorStatus: WirePayload, Hashable {
     public struct Counters: Hashable, Sendable {
         /// Messages received (`"messages"`).
         public var messages: UInt64?
+        /// Sighting batches accepted as new, duplicates excluded (`"batches"`).
+        public var batches: UInt64?
         /// Sightings accepted (`"sightings"`).
         public var sightings: UInt64?
         /// Devices tracked now (`"devices"`).
@@ -15,15 +17,22 @@ public struct AggregatorStatus: WirePayload, Hashable {
         public var rejects: [String: UInt64]
         /// Lost batches per gateway, from gaps in sequence numbers (`"loss"`).
         public var loss: [GatewayID: UInt64]
+        /// Batches per gateway missing between the snapshot restored at start and the first batch
+        /// after it — processed by the previous run after its last snapshot, or lost when it
+        /// stopped; at most one snapshot interval's worth (`"restart_gap"`).
+        public var restartGap: [GatewayID: UInt64]
         /// How far event time lags behind the aggregator's clock, in milliseconds (`"lag_ms"`).
         public var lagMilliseconds: Int64?
 
         /// Creates counters; omitted ones are not reported.
         public init(
-            messages: UInt64? = nil, sightings: UInt64? = nil, devices: UInt64? = nil, rejects: [String: UInt64] = [:],
-            loss: [GatewayID: UInt64] = [:], lagMilliseconds: Int64? = nil
+            messages: UInt64? = nil, batches: UInt64? = nil, sightings: UInt64? = nil, devices: UInt64? = nil,
+            rejects: [String: UInt64] = [:], loss: [GatewayID: UInt64] = [:], restartGap: [GatewayID: UInt64] = [:],
+            lagMilliseconds: Int64? = nil
         ) {
             self.messages = messages
+            self.batches = batches
+            self.restartGap = restartGap
             self.sightings = sightings
             self.devices = devices
             self.rejects = rejects
@@ -73,6 +82,7 @@ extension AggregatorStatus {
         root.setIfPresent("stores", stores)
         let counts = JSONNode.object()
         counts.setIfPresent("messages", counters.messages)
+        counts.setIfPresent("batches", counters.batches)
         counts.setIfPresent("sightings", counters.sightings)
         counts.setIfPresent("devices", counters.devices)
         if !counters.rejects.isEmpty {
@@ -84,6 +94,11 @@ extension AggregatorStatus {
             let loss = JSONNode.object()
             for (gateway, count) in counters.loss.sorted(by: { $0.key < $1.key }) { loss.set(dynamicKey: gateway.rawValue, count) }
             counts.set("loss", loss)
+        }
+        if !counters.restartGap.isEmpty {
+            let gap = JSONNode.object()
+            for (gateway, count) in counters.restartGap.sorted(by: { $0.key < $1.key }) { gap.set(dynamicKey: gateway.rawValue, count) }
+            counts.set("restart_gap", gap)
         }
         counts.setIfPresent("lag_ms", counters.lagMilliseconds)
         if !counts.isEmpty { root.set("counters", counts) }
@@ -105,6 +120,7 @@ extension AggregatorStatus {
                 let limit = root.limits.maxMapEntries
                 counters = Counters(
                     messages: try counts.optionalCount("messages"),
+                    batches: try counts.optionalCount("batches"),
                     sightings: try counts.optionalCount("sightings"),
                     devices: try counts.optionalCount("devices"),
                     rejects: try counts.counterMap("rejects", limit: limit) { name throws(IdentityError) in
@@ -114,6 +130,7 @@ extension AggregatorStatus {
                         return name
                     },
                     loss: try counts.counterMap("loss", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
+                    restartGap: try counts.counterMap("restart_gap", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
                     lagMilliseconds: try counts.optionalInt("lag_ms", in: WireNumbers.durationRange, unit: "ms"))
             }
             return AggregatorStatus(aggregator: aggregator, state: state, version: version, time: time, stores: stores, counters: counters)

@@ -126,10 +126,12 @@ enum GoldenPayloads {
           "stores": "1-250,300",
           "counters": {
             "messages": 918273,
+            "batches": 918105,
             "sightings": 45913650,
             "devices": 3120,
             "rejects": { "invalid_json": 1, "out_of_range": 4 },
             "loss": { "gw-12-3": 2 },
+            "restart_gap": { "gw-12-3": 31 },
             "lag_ms": 84
           }
         }

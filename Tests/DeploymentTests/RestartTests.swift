@@ -1,0 +1,200 @@
+import BeaconCore
+import BeaconMQTT
+import BeaconWire
+import BrokerHarness
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Restarts under traffic in the deployed shape: simulated gateways publish to a store broker,
+/// the shipped `store.conf` bridge forwards to a central broker, the real `beacon-aggregator`
+/// decides there. Every batch must be processed or counted, and no event may be invented.
+@Suite("Deployment: restarts under traffic", .serialized, .timeLimit(.minutes(4)))
+struct RestartTests {
+    static let root = ACLTests.root
+    static let binaries = root.appendingPathComponent(".build/debug")
+
+    @Test("the aggregator stopped gracefully and then killed -9 mid-stream: every batch processed or counted, no spurious event")
+    func aggregatorRestarts() async throws {
+        let aggregator = Self.binaries.appendingPathComponent("beacon-aggregator").path
+        let sim = Self.binaries.appendingPathComponent("beacon-sim").path
+        try #require(FileManager.default.isExecutableFile(atPath: aggregator) && FileManager.default.isExecutableFile(atPath: sim),
+                     "build the package first (swift build --build-tests)")
+        try await withBroker(BrokerConfiguration(
+            users: ["bridge-12": "p-bridge"], allowAnonymous: true, persistence: true,
+            extraConfiguration: ["max_queued_messages 200000"])
+        ) { central in
+            try await withBroker(BrokerConfiguration(
+                persistence: true,
+                extraConfiguration: ["max_queued_messages 200000"] + (try BridgeOutageTests.bridgeLines(port: central.port, password: "p-bridge")))
+            ) { store in
+                try await Self.aggregatorRestarts(central: central, store: store, aggregator: aggregator, sim: sim)
+            }
+        }
+    }
+
+    static func aggregatorRestarts(central: Broker, store: Broker, aggregator: String, sim: String) async throws {
+        let directory = central.directory
+        let chain = directory + "/chain.json"
+        try await runCommand(sim, ["chain"], output: chain)
+        let snapshot = directory + "/snapshot.jsonl"
+        let arguments = ["run", "--config", chain, "--id", "agg-r", "--port", "\(central.port)", "--event-time",
+                         "--status-interval", "0.3", "--snapshot", snapshot, "--snapshot-interval", "1"]
+        let recorder = try await Recorder.start(central)
+        var instance = try ChildProcess(executable: aggregator, arguments: arguments, outputFile: directory + "/agg1.log")
+        try await recorder.until("the first aggregator online") { $0.aggregator?.state == .online }
+        try await Task.sleep(for: .seconds(1))  // the bridge is up
+
+        // 240 simulated seconds at 12× real time: about 20 s of traffic.
+        let traffic = try ChildProcess(executable: sim, arguments: [
+            "run", "--host", "127.0.0.1", "--port", "\(store.port)", "--rate", "12", "--duration", "240", "--seed", "7",
+            "--arrival-interval", "6", "--truth", directory + "/truth.jsonl",
+        ], outputFile: directory + "/sim.log")
+
+        // 1. A graceful restart (systemctl restart): SIGTERM, then a new process at once.
+        try await Task.sleep(for: .seconds(5))
+        instance.send(SIGTERM)
+        #expect(await instance.waitForExit(timeout: .seconds(15)), "the aggregator did not stop on SIGTERM")
+        let graceful = try #require(recorder.latestStatus(where: { $0.state == .offline }), "no final status from the first aggregator")
+        let afterGraceful = try Self.progress(snapshot)
+        #expect(graceful.counters.batches == afterGraceful.values.reduce(0) { $0 + $1 + 1 },
+                "the first run processed every batch up to its snapshot's progress, none lost: \(graceful.counters)")
+        #expect(graceful.counters.loss.isEmpty)
+        recorder.resetStatuses()
+        instance = try ChildProcess(executable: aggregator, arguments: arguments, outputFile: directory + "/agg2.log")
+        try await recorder.until("the second aggregator online") { $0.aggregator.map { $0.state == .online && $0.counters.messages != nil } ?? false }
+
+        // 2. A crash: kill -9, two seconds down, restarted.
+        try await Task.sleep(for: .seconds(5))
+        let secondStatus = try #require(recorder.latestStatus(where: { $0.state == .online }))
+        #expect(secondStatus.counters.restartGap.isEmpty && secondStatus.counters.loss.isEmpty,
+                "after a graceful restart nothing may be missing: \(secondStatus.counters)")
+        instance.send(SIGKILL)
+        #expect(await instance.waitForExit(timeout: .seconds(5)))
+        let killedAt = recorder.batchCount
+        let afterKill = try Self.progress(snapshot)
+        try await Task.sleep(for: .seconds(2))
+        recorder.resetStatuses()
+        instance = try ChildProcess(executable: aggregator, arguments: arguments, outputFile: directory + "/agg3.log")
+        try await recorder.until("the third aggregator online") { $0.aggregator.map { $0.state == .online && $0.counters.messages != nil } ?? false }
+        let downtimeBatches = recorder.batchCount - killedAt
+
+        #expect(await traffic.waitForExit(timeout: .seconds(90)), "the simulator did not finish")
+        #expect(traffic.exitStatus == 0)
+        let published = recorder.highestSequences()
+        // Wait until the third run has accounted for every batch after the snapshot it resumed from.
+        let expected = published.reduce(UInt64(0)) { sum, entry in sum + entry.value - (afterKill[entry.key] ?? UInt64.max) }
+        func accounted(_ s: AggregatorStatus) -> UInt64 {
+            (s.counters.batches ?? 0) + s.counters.restartGap.values.reduce(0, +) + s.counters.loss.values.reduce(0, +)
+        }
+        try await recorder.until("the third run accounts for \(expected) batches", timeout: .seconds(60)) {
+            $0.aggregator.map { accounted($0) >= expected } ?? false
+        }
+        instance.send(SIGTERM)
+        #expect(await instance.waitForExit(timeout: .seconds(15)))
+        let final = try #require(recorder.latestStatus(where: { $0.state == .offline }))
+        let gap = final.counters.restartGap.values.reduce(0, +)
+        print("aggregator restarts: \(recorder.batchCount) batches published through the bridge; after kill -9: \(downtimeBatches) published while down, restart gap \(gap) batch(es), loss \(final.counters.loss.values.reduce(0, +)), \(final.counters.batches ?? 0) processed by the third run")
+
+        // Exactly: every batch after the resumed snapshot was processed or counted — none vanished.
+        #expect(accounted(final) == expected, "\(final.counters)")
+        // The persistent session queued the downtime's traffic: only what the killed run had taken
+        // since its last snapshot (1 s) can be in the gap, not the 2+ s it was down.
+        #expect(gap < downtimeBatches, "the broker did not queue for the aggregator while it was down")
+        #expect(final.counters.loss.isEmpty)
+
+        // No invented or lost transition: per device and region, enters and exits alternate, and
+        // per-device event numbers only grow, across all three runs.
+        let events = recorder.events()
+        #expect(events.count > 20, "too little happened to judge: \(events.count) events")
+        var inside: [String: Bool] = [:]
+        var lastSequence: [DeviceID: UInt64] = [:]
+        for event in events {
+            let key = "\(event.device) \(event.region)"
+            let entering = event.kind == .enter
+            #expect(inside[key, default: false] != entering, "\(event.kind) \(event.region) for \(event.device) twice in a row (seq \(event.sequence))")
+            inside[key] = entering
+            #expect(event.sequence > lastSequence[event.device, default: 0], "event numbers of \(event.device) went back: \(event.sequence)")
+            lastSequence[event.device] = event.sequence
+        }
+        await recorder.stop()
+    }
+
+    /// Each gateway's progress in the aggregator's snapshot file.
+    static func progress(_ path: String) throws -> [String: UInt64] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var result: [String: UInt64] = [:]
+        for line in text.split(separator: "\n") {
+            if let p = try? GatewayProgress.decode(Array(line.utf8)) { result[p.gateway.rawValue] = p.sequence }
+        }
+        return result
+    }
+}
+
+/// Everything a central subscriber sees: batches (by gateway and seq), events, aggregator statuses.
+final class Recorder: Sendable {
+    struct Item: Sendable {
+        var aggregator: AggregatorStatus?
+        var event: RegionEvent?
+    }
+
+    let client: MQTTClient
+    let sequences = Mutex<[String: UInt64]>([:])
+    let batches = Mutex(0)
+    let items = Mutex<[Item]>([])
+    let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    static func start(_ broker: Broker) async throws -> Recorder {
+        var configuration = MQTTConfiguration(host: broker.host, port: broker.port, clientID: "recorder-\(UInt32.random(in: 0...UInt32.max))")
+        configuration.inboundBufferCapacity = 1_000_000
+        let client = MQTTClient(configuration: configuration, logger: Logger(label: "test.recorder"))
+        try await client.connect()
+        let subscription = try await client.subscribe(
+            to: ["beaconnet/sightings/#", "beaconnet/events/#", "beaconnet/aggregators/+/status"], qos: .atLeastOnce)
+        let recorder = Recorder(client: client)
+        let task = Task {
+            for await m in subscription {
+                if m.topic.hasPrefix("beaconnet/sightings/") {
+                    if let b = try? SightingBatch.decode(m.payload) {
+                        recorder.batches.withLock { $0 += 1 }
+                        recorder.sequences.withLock { $0[b.gateway.rawValue] = max($0[b.gateway.rawValue] ?? 0, b.sequence) }
+                    }
+                } else if m.topic.hasPrefix("beaconnet/events/") {
+                    if let e = try? RegionEvent.decode(m.payload) { recorder.items.withLock { $0.append(Item(event: e)) } }
+                } else if let s = try? AggregatorStatus.decode(m.payload) {
+                    recorder.items.withLock { $0.append(Item(aggregator: s)) }
+                }
+            }
+        }
+        recorder.task.withLock { $0 = task }
+        return recorder
+    }
+
+    init(client: MQTTClient) { self.client = client }
+
+    var batchCount: Int { batches.withLock { $0 } }
+    func highestSequences() -> [String: UInt64] { sequences.withLock { $0 } }
+    func events() -> [RegionEvent] { items.withLock { $0.compactMap(\.event) } }
+    func latestStatus(where predicate: (AggregatorStatus) -> Bool) -> AggregatorStatus? {
+        items.withLock { $0.compactMap(\.aggregator).last(where: predicate) }
+    }
+    /// Forgets the statuses seen so far (the next instance's count from 0 again).
+    func resetStatuses() { items.withLock { $0.removeAll { $0.aggregator != nil } } }
+
+    func until(_ what: String, timeout: Duration = .seconds(20), _ predicate: (Item) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if items.withLock({ $0.contains(where: predicate) }) { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        if items.withLock({ $0.contains(where: predicate) }) { return }
+        let last = items.withLock { $0.compactMap(\.aggregator).last.map { "\($0.state) \($0.counters)" } ?? "none" }
+        throw BridgeTestError("timed out waiting for \(what); last aggregator status: \(last)")
+    }
+
+    func stop() async {
+        task.withLock { $0?.cancel() }
+        await client.disconnect()
+    }
+}
