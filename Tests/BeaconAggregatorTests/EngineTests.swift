@@ -119,7 +119,7 @@ struct EngineTests {
     func resumedGatewayProgress() throws {
         var d = Driver(try Fixture.engine())
         let gw = try GatewayID("gw-a")
-        #expect(d.engine.resumeGateways([(gw, 10, t0 + 10_000), (try GatewayID("gw-nowhere"), 3, t0)]) == 1)
+        #expect(d.engine.resumeGateways([(gw, 10, t0 + 10_000, nil), (try GatewayID("gw-nowhere"), 3, t0, nil)]) == 1)
         // A QoS 1 redelivery of what the previous run processed.
         #expect(d.batch("gw-a", sent: t0 + 9000, [], seq: 9) == .duplicate)
         #expect(d.batch("gw-a", sent: t0 + 10_000, [], seq: 10) == .duplicate)
@@ -134,10 +134,42 @@ struct EngineTests {
 
         // An edge that restarted while the aggregator was away counts from 0 again: no gap at all.
         var e = Driver(try Fixture.engine())
-        e.engine.resumeGateways([(gw, 500, t0 + 500_000)])
+        e.engine.resumeGateways([(gw, 500, t0 + 500_000, nil)])
         #expect(e.batch("gw-a", sent: t0 + 520_000, [], seq: 0) == .accepted)
         let restarted = e.engine.gatewayCounters().first { $0.id == gw }!
         #expect(restarted.restartGap == 0 && restarted.lost == 0)
+    }
+
+    @Test("an edge restarted within a second is told apart by its epoch: its batches are new, the old run's late ones still count")
+    func edgeEpochs() throws {
+        var d = Driver(try Fixture.engine())
+        let first: Int64 = 1_700_000_000_000, second: Int64 = 1_700_000_007_500
+        for seq in 0...7 { #expect(d.batch("gw-a", sent: t0 + Int64(seq) * 1000, [], seq: UInt64(seq), epoch: first) == .accepted) }
+        // Restarted at once: seq 0 again, sent only 500 ms after the old run's last batch.
+        #expect(d.batch("gw-a", sent: t0 + 7500, [(Fixture.phone, t0 + 7400, -60)], seq: 0, epoch: second) == .accepted)
+        #expect(d.batch("gw-a", sent: t0 + 8500, [], seq: 1, epoch: second) == .accepted)
+        #expect(d.batch("gw-a", sent: t0 + 8500, [], seq: 1, epoch: second) == .duplicate)
+        // The old run's seq 5 redelivered by a bridge: a repeat; its missing seq 9 arriving late: new.
+        #expect(d.batch("gw-a", sent: t0 + 5000, [], seq: 5, epoch: first) == .duplicate)
+        #expect(d.batch("gw-a", sent: t0 + 8000, [], seq: 8, epoch: first) == .accepted)
+        let counters = d.engine.gatewayCounters().first { $0.id.rawValue == "gw-a" }!
+        #expect(counters.lost == 0 && counters.duplicates == 2)
+        #expect(d.engine.gatewayProgress().first?.epoch == second)
+
+        // Without epochs the same restart is only a guess, and here it guesses wrong: the first
+        // batches of the new run look like repeats. This is why edges send an epoch.
+        var old = Driver(try Fixture.engine())
+        for seq in 0...7 { old.batch("gw-a", sent: t0 + Int64(seq) * 1000, [], seq: UInt64(seq)) }
+        #expect(old.batch("gw-a", sent: t0 + 7500, [], seq: 0) == .duplicate)
+    }
+
+    @Test("a gateway clock that jumps back does not make a restarted edge's batches repeats")
+    func epochGoingBack() throws {
+        var d = Driver(try Fixture.engine())
+        for seq in 0...3 { d.batch("gw-a", sent: t0 + Int64(seq) * 1000, [], seq: UInt64(seq), epoch: 2_000_000_000_000) }
+        #expect(d.batch("gw-a", sent: t0 + 4000, [], seq: 0, epoch: 1_000_000_000_000) == .accepted)
+        #expect(d.batch("gw-a", sent: t0 + 5000, [], seq: 1, epoch: 1_000_000_000_000) == .accepted)
+        #expect(d.engine.gatewayCounters().first { $0.id.rawValue == "gw-a" }!.lost == 0)
     }
 
     @Test("a batch arriving late within the lateness bound still prevents a false exit")

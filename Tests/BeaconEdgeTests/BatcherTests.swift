@@ -44,6 +44,16 @@ struct BatcherTests {
         #expect(batcher.windowStart == t0 + 3_600_000_000)
     }
 
+    @Test("every batch names the edge run, so a restart's new count is not taken for repeats")
+    func epochOnEveryBatch() throws {
+        var batcher = Batcher(gateway: testGateway, windowMilliseconds: 100, epoch: 1_790_000_000_123)
+        var sealed: [SealedBatch] = []
+        batcher.advance(to: t0) { sealed.append($0) }
+        batcher.advance(to: t0 + 350_000) { sealed.append($0) }
+        #expect(sealed.count == 3)
+        for batch in sealed { #expect(try SightingBatch.decode(batch.payload).epoch == 1_790_000_000_123) }
+    }
+
     @Test("a clock step back stays in the open window")
     func stepBack() throws {
         var batcher = Batcher(gateway: testGateway, windowMilliseconds: 1000)

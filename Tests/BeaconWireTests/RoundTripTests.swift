@@ -9,6 +9,7 @@ struct RoundTripTests {
 
     static let cases: [PayloadCase] = [
         PayloadCase("batch", Fixtures.batch),
+        PayloadCase("batch naming its edge run", SightingBatch(gateway: Fixtures.gateway, sequence: 0, sent: 1_732_350_001_000, sightings: [], epoch: 1_732_350_000_412)),
         PayloadCase("empty batch", SightingBatch(gateway: Fixtures.gateway, sequence: 0, sent: WireLimits.earliestTime, sightings: [])),
         PayloadCase("batch at the bounds", SightingBatch(
             gateway: try! GatewayID("gw-" + String(repeating: "z", count: 61)), sequence: (1 << 53) - 1, sent: WireLimits.latestTime,

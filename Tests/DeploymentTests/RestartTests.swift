@@ -198,3 +198,77 @@ final class Recorder: Sendable {
         await client.disconnect()
     }
 }
+
+extension RestartTests {
+    static let capture = BridgeOutageTests.capture
+
+    @Test("the edge restarted mid-replay (SIGTERM, then kill -9): every batch that reached the broker is processed, none taken for a duplicate",
+          .enabled(if: FileManager.default.fileExists(atPath: BridgeOutageTests.capture), "../shared/testdata is absent"))
+    func edgeRestarts() async throws {
+        let aggregator = Self.binaries.appendingPathComponent("beacon-aggregator").path
+        let edge = Self.binaries.appendingPathComponent("beacon-edge").path
+        try #require(FileManager.default.isExecutableFile(atPath: aggregator) && FileManager.default.isExecutableFile(atPath: edge),
+                     "build the package first (swift build --build-tests)")
+        try await withBroker(BrokerConfiguration(users: ["bridge-12": "p-bridge"], allowAnonymous: true, persistence: true)) { central in
+            try await withBroker(BrokerConfiguration(
+                persistence: true, extraConfiguration: try BridgeOutageTests.bridgeLines(port: central.port, password: "p-bridge"))
+            ) { store in
+                try await Self.edgeRestarts(central: central, store: store, aggregator: aggregator, edge: edge)
+            }
+        }
+    }
+
+    static func edgeRestarts(central: Broker, store: Broker, aggregator: String, edge: String) async throws {
+        let directory = central.directory
+        let chain = Self.root.appendingPathComponent("config/chain.example.json").path
+        let recorder = try await Recorder.start(central)
+        let decider = try ChildProcess(executable: aggregator, arguments: [
+            "run", "--config", chain, "--id", "agg-e", "--port", "\(central.port)", "--status-interval", "0.3",
+        ], outputFile: directory + "/agg.log")
+        try await recorder.until("the aggregator online") { $0.aggregator?.state == .online }
+        try await Task.sleep(for: .seconds(1))  // the bridge is up
+
+        func replay(_ n: Int) throws -> ChildProcess {
+            try ChildProcess(executable: edge, arguments: [
+                "--gateway", "gw-12-1a", "--store", "12", "--section", "1", "--allow-all",
+                "--broker-host", "127.0.0.1", "--broker-port", "\(store.port)",
+                // As recorded, rebased to now: the aggregator decides by its own clock, as live.
+                "--replay", capture, "--speed", "1", "--rebase-time",
+            ], outputFile: directory + "/edge\(n).log")
+        }
+        var run = try replay(1)
+        try await Task.sleep(for: .seconds(6))
+        run.send(SIGTERM)  // systemctl restart
+        #expect(await run.waitForExit(timeout: .seconds(15)))
+        run = try replay(2)
+        try await Task.sleep(for: .seconds(6))
+        run.send(SIGKILL)  // a crash; systemd restarts it at once
+        #expect(await run.waitForExit(timeout: .seconds(5)))
+        run = try replay(3)
+        try await Task.sleep(for: .seconds(6))
+        run.send(SIGTERM)
+        #expect(await run.waitForExit(timeout: .seconds(15)))
+        #expect(run.exitStatus == 0)
+
+        let arrived = recorder.batchCount
+        try await recorder.until("the aggregator processed all \(arrived) batches", timeout: .seconds(20)) {
+            $0.aggregator.map { ($0.counters.batches ?? 0) >= UInt64(arrived) } ?? false
+        }
+        decider.send(SIGTERM)
+        #expect(await decider.waitForExit(timeout: .seconds(15)))
+        let final = try #require(recorder.latestStatus(where: { $0.state == .offline }))
+        let events = recorder.events()
+        print("edge restarts: \(arrived) batches reached the central broker, the aggregator processed \(final.counters.batches ?? 0) (loss \(final.counters.loss.values.reduce(0, +))); events: \(events.map { "\($0.kind) \($0.region)" })")
+        // A restarted edge counts from seq 0 again: each batch must be taken as new, not as a duplicate.
+        #expect(final.counters.batches == UInt64(arrived))
+        #expect(final.counters.loss.isEmpty && final.counters.rejects.isEmpty, "\(final.counters)")
+        #expect(!events.isEmpty)
+        var inside: [String: Bool] = [:]
+        for event in events {
+            let key = "\(event.device) \(event.region)"
+            #expect(inside[key, default: false] != (event.kind == .enter), "\(event.kind) \(event.region) for \(event.device) twice in a row")
+            inside[key] = event.kind == .enter
+        }
+        await recorder.stop()
+    }
+}

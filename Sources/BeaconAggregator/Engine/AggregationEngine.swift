@@ -78,14 +78,14 @@ public struct AggregationEngine: Sendable {
     /// Processes one gateway's batch of sightings; appends what to publish to `out`.
     @discardableResult
     public mutating func ingest(
-        gateway id: GatewayID, seq: UInt64, sent: Int64, observations: some Sequence<Observation>,
+        gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64? = nil, observations: some Sequence<Observation>,
         into out: inout [EngineOutput]
     ) -> BatchOutcome {
         guard let g = chain.gatewayIndex[id] else {
             statistics.unknownGatewayBatches += 1
             return .unknownGateway
         }
-        guard gateways[g].book(seq: seq, sent: sent) == .accept else {
+        guard gateways[g].book(seq: seq, sent: sent, epoch: epoch) == .accept else {
             statistics.duplicateBatches += 1
             return .duplicate
         }
@@ -122,9 +122,9 @@ public struct AggregationEngine: Sendable {
     }
 
     /// The highest batch processed per gateway (for the snapshot file); gateways never heard are left out.
-    public func gatewayProgress() -> [(id: GatewayID, seq: UInt64, sent: Int64)] {
+    public func gatewayProgress() -> [(id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64?)] {
         chain.gateways.indices.compactMap { g in
-            gateways[g].highestSeq.map { (chain.gateways[g].id, $0, gateways[g].highestSent) }
+            gateways[g].current.map { (chain.gateways[g].id, $0.highest, $0.newestSent, $0.epoch) }
         }
     }
 
@@ -132,11 +132,11 @@ public struct AggregationEngine: Sendable {
     /// missing across the restart are counted (see ``GatewayTrack/restartGap``). Unknown gateways
     /// are ignored; returns how many were resumed.
     @discardableResult
-    public mutating func resumeGateways(_ progress: [(id: GatewayID, seq: UInt64, sent: Int64)]) -> Int {
+    public mutating func resumeGateways(_ progress: [(id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64?)]) -> Int {
         var resumed = 0
         for p in progress {
             guard let g = chain.gatewayIndex[p.id] else { continue }
-            gateways[g].resume(seq: p.seq, sent: p.sent)
+            gateways[g].resume(seq: p.seq, sent: p.sent, epoch: p.epoch)
             resumed += 1
         }
         return resumed

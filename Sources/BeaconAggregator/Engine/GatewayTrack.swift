@@ -1,11 +1,28 @@
 /// What the engine knows of one gateway's stream: sequence numbers (duplicates, loss), liveness.
+///
+/// An edge counts its batches from 0 when it starts (unless its spill file continues an older
+/// run's count) and, since the `epoch` field, names that run. A batch of another epoch than the
+/// current and the previous run's is a restart: the window starts again there, nothing counted as
+/// lost (no ordering of epochs is assumed, so a gateway clock that jumps back does no harm). Batches without an
+/// epoch (older edges, recordings) fall back to a guess: a lower `seq` with a `sent` clearly after
+/// everything seen is a restart.
 struct GatewayTrack: Sendable {
-    /// Highest `seq` accepted so far; nil before the first batch.
-    private(set) var highestSeq: UInt64?
-    /// Bit i set: `highestSeq - i` was received (a window of 64 for duplicates and late arrivals).
-    private var window: UInt64 = 0
-    /// `sent` of the batch with ``highestSeq``.
-    private(set) var highestSent: Int64 = .min
+    /// One run's sequence numbers: the highest seen and which of the 64 below it arrived.
+    struct Window: Sendable {
+        /// The edge run (`epoch`), when the edge says.
+        var epoch: Int64?
+        /// Highest `seq` accepted.
+        var highest: UInt64
+        /// Bit i set: `highest - i` was received.
+        var bits: UInt64 = 1
+        /// `sent` of the newest batch.
+        var newestSent: Int64
+    }
+
+    /// The current run; nil before the first batch.
+    private(set) var current: Window?
+    /// The run before the current one, so that its late or repeated batches are recognised.
+    private var previous: Window?
     /// Batches received.
     private(set) var received: UInt64 = 0
     /// Batches missing from the sequence (gaps), net of those that arrived late.
@@ -32,67 +49,101 @@ struct GatewayTrack: Sendable {
         case duplicate
     }
 
+    /// Highest `seq` accepted in the current run.
+    var highestSeq: UInt64? { current?.highest }
+
     /// Books a batch's sequence number and says whether it is new.
     ///
-    /// A lower `seq` with a later `sent` than anything seen is an edge that restarted and counts
-    /// from 0 again: accepted, the window reset. A lower `seq` inside the window that was missing is
-    /// a late arrival: accepted, and no longer counted as lost.
-    mutating func book(seq: UInt64, sent: Int64) -> Verdict {
-        guard let high = highestSeq else {
-            highestSeq = seq
-            highestSent = sent
-            window = 1
-            received = 1
+    /// A batch of a new `epoch` (or, without epochs, a lower `seq` with a later `sent` than
+    /// anything seen) is an edge that restarted: accepted, the window reset. A lower `seq` inside the
+    /// window that was missing is a late arrival: accepted, and no longer counted as lost.
+    mutating func book(seq: UInt64, sent: Int64, epoch: Int64? = nil) -> Verdict {
+        guard var run = current else {
+            current = Window(epoch: epoch, highest: seq, newestSent: sent)
+            received += 1
             return .accept
         }
-        if seq > high {
-            let gap = seq - high
+        if let epoch, let known = run.epoch, epoch != known {
+            guard var old = previous, old.epoch == epoch else { return restart(seq: seq, sent: sent, epoch: epoch) }
+            if seq > old.highest && sent > run.newestSent {
+                // That run is the live one after all (a stale batch looked like a restart): back to it.
+                previous = run
+                current = old
+                return book(seq: seq, sent: sent, epoch: epoch)
+            }
+            // The previous run's batch, late (a bridge or a spill file emptying): booked against that run.
+            guard Self.take(seq, into: &old) else {
+                duplicates += 1
+                return .duplicate
+            }
+            previous = old
+            received += 1
+            return .accept
+        }
+        if run.epoch == nil, let epoch { run.epoch = epoch }  // an edge upgraded in place, or a resumed snapshot
+        if seq > run.highest {
+            let gap = seq - run.highest
             if gapIsRestart {
                 restartGap += gap - 1
                 gapIsRestart = false
             } else {
                 lost += gap - 1
             }
-            window = gap >= 64 ? 1 : (window << gap) | 1
-            highestSeq = seq
-            highestSent = max(highestSent, sent)
+            run.bits = gap >= 64 ? 1 : (run.bits << gap) | 1
+            run.highest = seq
+            run.newestSent = max(run.newestSent, sent)
+            current = run
             received += 1
             return .accept
         }
-        let age = high - seq
+        // Without epochs, a lower seq sent later than anything seen is a restarted edge (inside the
+        // window, where a repeat is the likelier story, only when clearly later).
+        let age = run.highest - seq
         if age < 64 {
-            let bit: UInt64 = 1 << age
-            if window & bit != 0 {
-                if sent > highestSent + 1000 && seq < high { return restart(seq: seq, sent: sent) }
+            if run.bits & (1 << age) != 0 {
+                if epoch == nil && sent > run.newestSent + 1000 && seq < run.highest { return restart(seq: seq, sent: sent, epoch: nil) }
                 duplicates += 1
                 return .duplicate
             }
-            window |= bit
+            run.bits |= 1 << age
+            current = run
             if lost > 0 { lost -= 1 } else if restartGap > 0 { restartGap -= 1 }
             received += 1
             return .accept
         }
-        if sent > highestSent { return restart(seq: seq, sent: sent) }
+        if epoch == nil && sent > run.newestSent { return restart(seq: seq, sent: sent, epoch: nil) }
         duplicates += 1
         return .duplicate
     }
 
+    /// Marks `seq` received in `window` if it is new there (moving the window up for a higher one).
+    private static func take(_ seq: UInt64, into window: inout Window) -> Bool {
+        if seq > window.highest {
+            let gap = seq - window.highest
+            window.bits = gap >= 64 ? 1 : (window.bits << gap) | 1
+            window.highest = seq
+            return true
+        }
+        guard window.highest - seq < 64 else { return false }
+        let bit: UInt64 = 1 << (window.highest - seq)
+        guard window.bits & bit == 0 else { return false }
+        window.bits |= bit
+        return true
+    }
+
     /// Continues from a previous process's progress (the snapshot): everything up to `seq` counts
     /// as received, so a redelivered batch is a duplicate, and the first gap is a restart gap.
-    mutating func resume(seq: UInt64, sent: Int64) {
-        guard highestSeq == nil else { return }  // live traffic already arrived: it wins
-        highestSeq = seq
-        highestSent = sent
-        window = .max
+    mutating func resume(seq: UInt64, sent: Int64, epoch: Int64?) {
+        guard current == nil else { return }  // live traffic already arrived: it wins
+        current = Window(epoch: epoch, highest: seq, bits: .max, newestSent: sent)
         gapIsRestart = true
     }
 
-    private mutating func restart(seq: UInt64, sent: Int64) -> Verdict {
+    private mutating func restart(seq: UInt64, sent: Int64, epoch: Int64?) -> Verdict {
         gapIsRestart = false
         restarts += 1
-        highestSeq = seq
-        highestSent = sent
-        window = 1
+        previous = current
+        current = Window(epoch: epoch, highest: seq, newestSent: sent)
         received += 1
         return .accept
     }

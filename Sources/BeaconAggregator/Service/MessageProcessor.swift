@@ -146,7 +146,7 @@ public struct MessageProcessor {
             _ = reject(topic: topic, reason: "sighting_time", detail: "\(badTime) sighting(s) more than 60 s before or 2 s after the batch's sent time were dropped", field: "sightings[].t", payload: payload, now: now, into: &out)
         }
         var outputs: [EngineOutput] = []
-        if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, observations: observations, into: &outputs) == .accepted {
+        if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, observations: observations, into: &outputs) == .accepted {
             counters.sightings += UInt64(observations.count)
         }
         publish(outputs, into: &out)
@@ -181,14 +181,14 @@ public struct MessageProcessor {
 
     /// The highest batch processed per gateway heard (the snapshot's other half).
     public func gatewayProgress() -> [GatewayProgress] {
-        engine.gatewayProgress().map { GatewayProgress(gateway: $0.id, sequence: $0.seq, sent: $0.sent) }
+        engine.gatewayProgress().map { GatewayProgress(gateway: $0.id, sequence: $0.seq, sent: $0.sent, epoch: $0.epoch) }
     }
 
     /// Continues the gateways' sequences from a snapshot's progress (see
     /// ``AggregationEngine/resumeGateways(_:)``). Returns how many gateways were resumed.
     @discardableResult
     public mutating func resume(_ progress: [GatewayProgress]) -> Int {
-        engine.resumeGateways(progress.map { ($0.gateway, $0.sequence, $0.sent) })
+        engine.resumeGateways(progress.map { ($0.gateway, $0.sequence, $0.sent, $0.epoch) })
     }
 
     mutating func reject(topic: String, reason: String, detail: String, field: String? = nil, payload: [UInt8], now: Int64?,

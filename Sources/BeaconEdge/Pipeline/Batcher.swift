@@ -24,6 +24,8 @@ public struct Batcher: Sendable {
     public let includeAddress: Bool
     /// The next batch's sequence number.
     public private(set) var nextSequence: UInt64
+    /// This run's `epoch` on every batch (Unix ms when the process started), or nil to send none.
+    public let epoch: Int64?
     /// Start of the open window (µs), nil before the first item.
     public private(set) var windowStart: Int64?
     /// The latest time seen (µs).
@@ -32,9 +34,10 @@ public struct Batcher: Sendable {
     /// Device id text per key, built once per device per batch (building it is the costly part).
     private var ids: [DeviceKey: DeviceID] = [:]
 
-    /// Makes a batcher that starts counting at `firstSequence`.
-    public init(gateway: GatewayID, windowMilliseconds: Int, firstSequence: UInt64 = 0, includeAddress: Bool = false) {
+    /// Makes a batcher that starts counting at `firstSequence` and names its run `epoch`.
+    public init(gateway: GatewayID, windowMilliseconds: Int, firstSequence: UInt64 = 0, epoch: Int64? = nil, includeAddress: Bool = false) {
         self.gateway = gateway
+        self.epoch = epoch
         self.window = Int64(windowMilliseconds) * 1000
         self.nextSequence = firstSequence
         self.includeAddress = includeAddress
@@ -98,7 +101,7 @@ public struct Batcher: Sendable {
     private mutating func seal(sent: Int64, _ emit: (SealedBatch) -> Void) {
         let batch = SightingBatch(
             gateway: gateway, sequence: nextSequence, sent: sent >= 0 ? sent / 1000 : (sent - 999) / 1000,
-            sightings: sightings)
+            sightings: sightings, epoch: epoch)
         emit(SealedBatch(sequence: nextSequence, sightings: sightings.count, payload: batch.encoded()))
         nextSequence += 1
         sightings.removeAll(keepingCapacity: true)

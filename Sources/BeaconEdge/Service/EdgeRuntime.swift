@@ -80,7 +80,8 @@ public final class EdgeRuntime: Sendable {
                 allowList: config.allowList,
                 batcher: Batcher(
                     gateway: config.gateway, windowMilliseconds: config.batchWindowMilliseconds, firstSequence: firstSequence,
-                    includeAddress: config.includeAddress)),
+                    // The run's name: the aggregator then knows that a sequence starting again is a restart.
+                    epoch: HCIScanner.now() / 1000, includeAddress: config.includeAddress)),
             buffer: buffer, counters: counters, logger: logger("pipeline"))
         switch source {
         case .hci(let scanner):

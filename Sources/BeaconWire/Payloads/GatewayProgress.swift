@@ -8,14 +8,17 @@ public struct GatewayProgress: WirePayload, Hashable {
     public var gateway: GatewayID
     /// The highest batch sequence number processed (`"seq"`).
     public var sequence: UInt64
-    /// That batch's `sent` time, Unix milliseconds (`"sent"`); tells an edge restart from a replay.
+    /// That batch's `sent` time, Unix milliseconds (`"sent"`).
     public var sent: Int64
+    /// The edge run that sequence belongs to (`"epoch"`, see ``SightingBatch/epoch``), if known.
+    public var epoch: Int64?
 
     /// Creates a progress record.
-    public init(gateway: GatewayID, sequence: UInt64, sent: Int64) {
+    public init(gateway: GatewayID, sequence: UInt64, sent: Int64, epoch: Int64? = nil) {
         self.gateway = gateway
         self.sequence = sequence
         self.sent = sent
+        self.epoch = epoch
     }
 }
 
@@ -26,12 +29,14 @@ extension GatewayProgress {
         root.set("gw", gateway.rawValue)
         root.set("seq", sequence)
         root.set("sent", sent)
+        root.setIfPresent("epoch", epoch)
         return root.serialized()
     }
 
     public static func decode(_ bytes: UnsafeRawBufferPointer, using decoder: WireDecoder) throws(WireError) -> GatewayProgress {
         try decoder.read(bytes) { root throws(WireError) in
-            GatewayProgress(gateway: try root.gatewayID("gw"), sequence: try root.count("seq"), sent: try root.time("sent"))
+            GatewayProgress(gateway: try root.gatewayID("gw"), sequence: try root.count("seq"), sent: try root.time("sent"),
+                            epoch: try root.optionalTime("epoch"))
         }
     }
 }

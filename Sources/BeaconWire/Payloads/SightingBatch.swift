@@ -41,13 +41,18 @@ public struct SightingBatch: WirePayload, Hashable {
     public var sent: Int64
     /// One entry per raw advertising report, in the order heard (`"sightings"`).
     public var sightings: [Sighting]
+    /// Names the edge run whose count `sequence` belongs to: the Unix milliseconds at which that
+    /// beacon-edge process started (`"epoch"`, optional). A new value tells the aggregator the
+    /// sequence started again, so a restarted edge's first batches are never taken for repeats.
+    public var epoch: Int64?
 
     /// Creates a batch.
-    public init(gateway: GatewayID, sequence: UInt64, sent: Int64, sightings: [Sighting]) {
+    public init(gateway: GatewayID, sequence: UInt64, sent: Int64, sightings: [Sighting], epoch: Int64? = nil) {
         self.gateway = gateway
         self.sequence = sequence
         self.sent = sent
         self.sightings = sightings
+        self.epoch = epoch
     }
 }
 
@@ -58,6 +63,7 @@ extension SightingBatch {
         root.set("gw", gateway.rawValue)
         root.set("seq", sequence)
         root.set("sent", sent)
+        root.setIfPresent("epoch", epoch)
         let list = JSONNode.array(capacity: sightings.count)
         for sighting in sightings {
             let item = JSONNode.object()
@@ -77,13 +83,14 @@ extension SightingBatch {
             let gateway = try root.gatewayID("gw")
             let sequence = try root.count("seq")
             let sent = try root.time("sent")
+            let epoch = try root.optionalTime("epoch")
             let list = try root.array("sightings", limit: root.limits.maxSightings)
             var sightings: [Sighting] = []
             sightings.reserveCapacity(list.count)
             for index in 0..<list.count {
                 sightings.append(try Sighting(reading: list.object(at: index)))
             }
-            return SightingBatch(gateway: gateway, sequence: sequence, sent: sent, sightings: sightings)
+            return SightingBatch(gateway: gateway, sequence: sequence, sent: sent, sightings: sightings, epoch: epoch)
         }
     }
 }
