@@ -15,13 +15,22 @@ struct PrintChain: ParsableCommand {
     @Option(help: "Decision rule written into the tuning: hysteresis, hmm or nearest.")
     var rule = "hysteresis"
 
+    @Option(help: "Exit rule written into the tuning: adaptive or timeout (a fixed exit_timeout_s).")
+    var exitRule = "adaptive"
+
+    @Flag(inversion: .prefixedNo, help: "Also exit devices heard walking away outside a street door (street_exit).")
+    var streetExit = true
+
     func run() throws {
         guard (1...500).contains(stores) else { throw ValidationError("--stores must be 1…500") }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let rule = Tuning.Rule(rawValue: rule) else { throw ValidationError("--rule must be one of \(Tuning.Rule.allCases.map(\.rawValue))") }
+        guard let exit = Tuning.ExitRule(rawValue: exitRule) else { throw ValidationError("--exit-rule must be adaptive or timeout") }
         var config = DefaultChain.config(stores: stores)
         config.tuning.rule = rule
+        config.tuning.exitRule = exit
+        config.tuning.streetExit = streetExit
         print(String(decoding: try encoder.encode(config), as: UTF8.self))
     }
 }

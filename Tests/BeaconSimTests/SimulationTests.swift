@@ -53,16 +53,35 @@ struct SimulationTests {
         #expect(count > 1000)
     }
 
+    /// A rule and exit setting to score.
+    struct Variant: Sendable, CustomTestStringConvertible {
+        let name: String
+        let rule: Tuning.Rule
+        var exitRule = Tuning.ExitRule.adaptive
+        var streetExit = true
+        var testDescription: String { name }
+    }
+
+    static let variants = [
+        Variant(name: "hysteresis", rule: .hysteresis),
+        Variant(name: "hmm", rule: .hmm),
+        Variant(name: "hysteresis, silence only", rule: .hysteresis, streetExit: false),
+        Variant(name: "hysteresis, fixed 30 s", rule: .hysteresis, exitRule: .timeout, streetExit: false),
+        Variant(name: "nearest, fixed 30 s", rule: .nearest, exitRule: .timeout, streetExit: false),
+    ]
+
     @Test("accuracy of each rule on the default scenario (figures printed; floors only guard regressions)",
-          arguments: [Tuning.Rule.hysteresis, .hmm, .nearest])
-    func accuracy(_ rule: Tuning.Rule) throws {
+          arguments: variants)
+    func accuracy(_ variant: Variant) throws {
         let chain = DefaultChain.config()
         var tuning = Tuning()
-        tuning.rule = rule
+        tuning.rule = variant.rule
+        tuning.exitRule = variant.exitRule
+        tuning.streetExit = variant.streetExit
         var config = SimulationConfig()
         config.duration = 600
         let r = try InProcessRun.run(chain: chain, tuning: tuning, config: config)
-        print(Report.row(rule.rawValue, r))
+        print(Report.row(variant.name, r))
         #expect(r.storeAccuracy > 0.8)
         #expect(r.sectionAccuracy > 0.6)
     }

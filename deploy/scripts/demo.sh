@@ -25,7 +25,8 @@ stack_build
 stack_start demo 100000
 
 "$bin/beacon-sim" chain > "$work/chain.json"
-"$bin/beacon-sim" chain --rule nearest > "$work/chain-nearest.json"
+# The baseline as hobby presence systems do it: strongest gateway, a fixed 30 s exit timeout.
+"$bin/beacon-sim" chain --rule nearest --exit-rule timeout --no-street-exit > "$work/chain-nearest.json"
 
 "$bin/beacon-aggregator" run --config "$work/chain.json" --port "$port" --id demo --event-time \
     --log-level warning > "$work/aggregator.log" 2>&1 &

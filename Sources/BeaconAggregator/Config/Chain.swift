@@ -38,6 +38,15 @@ public struct Chain: Sendable {
         public let polygon: [Point]?
         /// The section has a door to the street.
         public let streetDoor: Bool
+        /// Where that door is and which way is out, when the section has a polygon: the midpoint of
+        /// the polygon's edge on the street side of the plan (lowest y), facing −y — the convention
+        /// the README documents and `beacon-sim` builds its floors with.
+        public var streetDoorway: (door: Point, outward: Point)? {
+            guard streetDoor, let polygon, polygon.count >= 3 else { return nil }
+            let minY = polygon.map(\.y).min()!
+            let xs = polygon.filter { abs($0.y - minY) < 1e-9 }.map(\.x)
+            return (Point(x: (xs.min()! + xs.max()!) / 2, y: minY), Point(x: 0, y: -1))
+        }
         /// Indices of the gateways installed in this section.
         public let gateways: [Int]
     }

@@ -140,6 +140,8 @@ extension Tuning {
         check(defaultMeasuredPower.isFinite && (-127...20).contains(defaultMeasuredPower), "default_measured_power", "must be -127…20 dBm")
         check(gatewaySilenceSeconds.isFinite && (1...3600).contains(gatewaySilenceSeconds), "gateway_silence_s", "must be 1…3600 s")
         check(latenessSeconds.isFinite && (0...60).contains(latenessSeconds), "lateness_s", "must be 0…60 s")
+        check(storefrontDB.isFinite && (0...40).contains(storefrontDB), "storefront_db", "must be 0…40 dB")
+        check(wallDB.isFinite && (0...20).contains(wallDB), "wall_db", "must be 0…20 dB")
         return issues
     }
 }

@@ -42,6 +42,16 @@ public struct Tuning: Codable, Sendable, Equatable {
     /// `exit_false_probability` (default 1e-6): the adaptive rule's tolerated chance of a false exit
     /// per silence, under its Poisson model of reception.
     public var exitFalseProbability: Double = 1e-6
+    /// `street_exit` (default true): also decide an exit while the device is still heard, when the
+    /// radio picture fits someone walking away outside a street door better than anywhere inside
+    /// (needs sections with `street_door` and polygons, and gateway positions).
+    public var streetExit: Bool = true
+    /// `storefront_db` (default 8): the street test's attenuation of the storefront between a phone
+    /// outside and the gateways inside (glass 2–6 dB, brick or block 8–15 dB at 2.4 GHz).
+    public var storefrontDB: Double = 8
+    /// `wall_db` (default 3): the street test's attenuation per section boundary (shelving,
+    /// partitions) between a phone and a gateway.
+    public var wallDB: Double = 3
     /// `min_sightings_to_enter` (default 2): sightings within `enter_window_s` before a store entry.
     public var minSightingsToEnter: Int = 2
     /// `enter_window_s` (default 5).
@@ -73,7 +83,7 @@ public struct Tuning: Codable, Sendable, Equatable {
         case processNoise = "process_noise_db2_per_s", measurementNoiseDB = "measurement_noise_db"
         case staleAfterSeconds = "stale_after_s", pathLossExponent = "path_loss_exponent"
         case defaultMeasuredPower = "default_measured_power", gatewaySilenceSeconds = "gateway_silence_s"
-        case latenessSeconds = "lateness_s"
+        case latenessSeconds = "lateness_s", streetExit = "street_exit", storefrontDB = "storefront_db", wallDB = "wall_db"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -95,5 +105,8 @@ public struct Tuning: Codable, Sendable, Equatable {
         defaultMeasuredPower = try c.decodeIfPresent(Double.self, forKey: .defaultMeasuredPower) ?? d.defaultMeasuredPower
         gatewaySilenceSeconds = try c.decodeIfPresent(Double.self, forKey: .gatewaySilenceSeconds) ?? d.gatewaySilenceSeconds
         latenessSeconds = try c.decodeIfPresent(Double.self, forKey: .latenessSeconds) ?? d.latenessSeconds
+        streetExit = try c.decodeIfPresent(Bool.self, forKey: .streetExit) ?? d.streetExit
+        storefrontDB = try c.decodeIfPresent(Double.self, forKey: .storefrontDB) ?? d.storefrontDB
+        wallDB = try c.decodeIfPresent(Double.self, forKey: .wallDB) ?? d.wallDB
     }
 }

@@ -140,6 +140,8 @@ extension AggregationEngine {
         tracks[ti].challenger = -1
         tracks[ti].resetRate()
         tracks[ti].countSighting(at: t)
+        tracks[ti].streetP = 0
+        tracks[ti].streetTime = .min
         storeCount[store] += 1
         dirtyStores.insert(store)
         // The store event already describes the section the device is about to be placed in.

@@ -23,6 +23,8 @@ public struct AggregationEngine: Sendable {
     var gateways: [GatewayTrack]
     /// Per store: expected radio picture of its sections (HMM rule).
     let models: [SectionModel]
+    /// Per store, the street test's model (nil where the geometry is missing or it is switched off).
+    let streetModels: [StreetModel?]
     /// Per gateway, the scalars the hot path needs (no struct copies, no retains).
     let gatewayStore: [Int32]
     let gatewaySection: [Int32]
@@ -55,6 +57,7 @@ public struct AggregationEngine: Sendable {
         self.chain = chain
         gateways = Array(repeating: GatewayTrack(), count: chain.gateways.count)
         models = chain.tuning.rule == .hmm ? chain.stores.indices.map { SectionModel(chain: chain, store: $0) } : []
+        streetModels = chain.stores.indices.map { chain.tuning.streetExit ? StreetModel(chain: chain, store: $0) : nil }
         gatewayStore = chain.gateways.map { Int32($0.store) }
         gatewaySection = chain.gateways.map { Int32($0.section) }
         gatewayCalibration = chain.gateways.map(\.calibrationDB)
@@ -171,6 +174,7 @@ public struct AggregationEngine: Sendable {
             ti = newTrack(o.device)
         }
         let rssi = Double(o.rssi) + gatewayCalibration[g]
+        gateways[g].noteRSSI(rssi)
         let power = o.measuredPower.map(Double.init) ?? tuning.defaultMeasuredPower
         let r = tuning.measurementNoiseDB * tuning.measurementNoiseDB
         tracks[ti].lastSeen = max(tracks[ti].lastSeen, o.time)
@@ -200,6 +204,12 @@ public struct AggregationEngine: Sendable {
         let t = tracks[ti].lastSeen
         switch tracks[ti].state {
         case .outside:
+            if tracks[ti].streetExitStore == store && t - tracks[ti].streetExitAt < Street.reentryGuard {
+                // Seen walking away from this store a moment ago: back in only once it no longer
+                // looks like the street.
+                _ = streetStep(ti, store: store, at: t)
+                guard tracks[ti].streetP < Street.reentryProbability else { return }
+            }
             if gatherEntryEvidence(ti, store: store, at: t) {
                 enterStore(ti, store: store, at: t, into: &out)
             }
@@ -215,6 +225,11 @@ public struct AggregationEngine: Sendable {
                     emitState(ti, at: t, into: &out)
                 } else {
                     decideSection(ti, at: t, into: &out)
+                    if streetModels[store] != nil && streetStep(ti, store: store, at: t) {
+                        exitStore(ti, at: t, into: &out)
+                        tracks[ti].streetExitStore = store
+                        tracks[ti].streetExitAt = t
+                    }
                 }
             } else if gatherEntryEvidence(ti, store: store, at: t) {
                 // Heard convincingly in another store while the current one has gone quiet: it moved.

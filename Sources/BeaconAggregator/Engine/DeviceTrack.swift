@@ -58,6 +58,12 @@ struct DeviceTrack: Sendable {
     /// HMM rule: posterior over the current store's sections (local order), and its time.
     var posterior: [Double] = []
     var posteriorTime: Int64 = .min
+    /// Street test: P(walking away outside a street door), when it was last updated, and the store
+    /// and time of the last exit it decided (re-entry then needs its consent for a while).
+    var streetP = 0.0
+    var streetTime: Int64 = .min
+    var streetExitStore = -1
+    var streetExitAt: Int64 = .min
     /// Per-device sequence over transitions and state changes.
     var sequence: UInt64 = 0
     /// Last published proximity, accuracy and confidence.

@@ -40,6 +40,15 @@ struct GatewayTrack: Sendable {
     var lastBatch: Int64 = .min
     /// Set by an explicit offline status (the edge's Last Will); cleared by any batch or online status.
     var reportedOffline = false
+    /// The gateway's reception floor: a running estimate of the 1st percentile of the calibrated
+    /// RSSI it reports, dBm — below it an advert is usually not heard at all.
+    var floor = -90.0
+
+    /// Moves ``floor`` towards the 1st percentile (a stochastic-approximation quantile step).
+    @inline(__always)
+    mutating func noteRSSI(_ rssi: Double) {
+        floor += rssi < floor ? -0.99 * 0.2 : 0.01 * 0.2
+    }
 
     /// What to do with a batch.
     enum Verdict: Equatable {

@@ -40,12 +40,10 @@ public struct FloorPlan: Sendable {
         // The street door: the midpoint of the section's edge on the store's outline nearest the
         // origin side (y minimum), 3 m outside.
         var street: [(Int, Chain.Point, Chain.Point)] = []
-        for (i, s) in sections.enumerated() where chain.sections[s].streetDoor {
-            let p = polygons[i]
-            let minY = p.map(\.y).min()!
-            let xs = p.filter { abs($0.y - minY) < 1e-9 }.map(\.x)
-            let x = (xs.min()! + xs.max()!) / 2
-            street.append((i, Chain.Point(x: x, y: minY + 1), Chain.Point(x: x, y: minY - 3)))
+        for (i, s) in sections.enumerated() {
+            guard let (door, out) = chain.sections[s].streetDoorway else { continue }
+            street.append((i, Chain.Point(x: door.x - out.x, y: door.y - out.y),
+                           Chain.Point(x: door.x + 3 * out.x, y: door.y + 3 * out.y)))
         }
         streetDoors = street
     }

@@ -1,0 +1,105 @@
+import BeaconCore
+import Foundation
+import Testing
+@testable import BeaconAggregator
+
+/// The street test: an exit decided while a leaving shopper is still heard through the door, and
+/// no exit for someone standing just inside it. Radio from the log-distance model with walls, the
+/// storefront, the body and seeded noise — not the engine's own numbers.
+@Suite("Street exit")
+struct StreetTests {
+    static let t0: Int64 = 1_790_000_000_000
+    static let phone = try! DeviceID("ib-\(Fixture.uuid)-3-3")
+    /// A 10 × 16 m store: the entrance (street door on its y = 0 edge) and the back.
+    static let gateways: [(id: String, section: Int, x: Double, y: Double)] = [
+        ("gw-e1", 10, 3, 3), ("gw-e2", 10, 8, 6), ("gw-k1", 20, 3, 12), ("gw-k2", 20, 8, 14),
+    ]
+
+    static func engine(street: Bool) throws -> AggregationEngine {
+        var tuning = Tuning()
+        tuning.streetExit = street
+        let config = ChainConfig(
+            siteUUID: Fixture.uuid,
+            stores: [.init(major: 3, name: "Corner", sections: [
+                .init(minor: 10, name: "Entrance", adjacent: [20], polygon: [[0, 0], [10, 0], [10, 8], [0, 8]], streetDoor: true),
+                .init(minor: 20, name: "Back", adjacent: [10], polygon: [[0, 8], [10, 8], [10, 16], [0, 16]]),
+            ])],
+            gateways: gateways.map { .init(id: $0.id, store: 3, section: $0.section, position: [$0.x, $0.y]) },
+            tuning: tuning)
+        return AggregationEngine(chain: try config.resolve())
+    }
+
+    /// What each gateway hears of a phone at (x, y) — outside when y < 0, through a 10 dB
+    /// storefront — with `body` dB of the carrier in the way; nil below a −104 dBm receiver floor.
+    static func rssi(_ g: (id: String, section: Int, x: Double, y: Double), x: Double, y: Double, body: Double,
+                     noise: inout Noise) -> Int? {
+        let d = ((g.x - x) * (g.x - x) + (g.y - y) * (g.y - y) + 2.25).squareRoot()
+        let mySection = y < 0 ? 10 : (y < 8 ? 10 : 20)
+        let walls = (mySection == g.section ? 0.0 : 4.0) + (y < 0 ? 10.0 : 0)
+        let level = -59 - 22 * log10(d) - walls - body + Double.random(in: -4...4, using: &noise)
+        return level < -104 ? nil : Int(level.rounded())
+    }
+
+    /// Drives the phone along `path` (position per second), four adverts a second.
+    static func walk(_ d: inout Driver, from start: Int64, _ path: [(x: Double, y: Double)], body: Double, seed: UInt64 = 1) -> Int64 {
+        var noise = Noise(state: seed)
+        var t = start
+        for p in path {
+            for g in gateways {
+                var sightings: [(DeviceID, Int64, Int)] = []
+                for k in 0..<4 {
+                    if let level = rssi(g, x: p.x, y: p.y, body: body, noise: &noise) { sightings.append((phone, t + Int64(k) * 250, level)) }
+                }
+                d.batch(g.id, sent: t + 1000, sightings)
+            }
+            t += 1000
+        }
+        return t
+    }
+
+    @Test("a shopper walking away outside the door is exited while still heard, long before the silence would")
+    func walkingAway() throws {
+        var latencies: [Bool: Double] = [:]
+        for street in [true, false] {
+            var d = Driver(try Self.engine(street: street))
+            let inside = Array(repeating: (x: 5.0, y: 4.0), count: 30)
+            var t = Self.walk(&d, from: Self.t0, inside, body: 0)
+            #expect(d.transitions.contains("enter 3"))
+            // To the door, then 1.2 m/s away down the street for 30 s.
+            let crossing = t + 3000
+            let out = (0..<34).map { (x: 5.0, y: 3.0 - 1.2 * Double($0)) }
+            t = Self.walk(&d, from: t, out, body: 8)
+            d.silence(from: t, to: t + 40_000, gateways: Self.gateways.map(\.id))
+            let exit = try #require(d.transitionEvents.first { $0.kind == .exit && $0.section == nil })
+            let latency = Double(exit.time - crossing) / 1000
+            print("street exit \(street ? "on" : "off"): exit \(String(format: "%.1f", latency)) s after crossing the door")
+            latencies[street] = latency
+            #expect(d.transitions.filter { $0 == "enter 3" }.count == 1, "no re-entry while walking away: \(d.transitions)")
+        }
+        // Heard for ~25 s down the street: the silence alone ends the visit late.
+        #expect(latencies[true]! < 15, "the street test did not decide while the shopper was heard walking away")
+        #expect(latencies[false]! - latencies[true]! > 8)
+    }
+
+    @Test("someone lingering just inside the door, body towards the street, is not exited")
+    func lingeringAtTheDoor() throws {
+        for seed in 0..<5 {
+            var d = Driver(try Self.engine(street: true))
+            let path = Array(repeating: (x: 5.0, y: 4.0), count: 10) + Array(repeating: (x: 4.0 + Double(seed) * 0.5, y: 0.8), count: 180)
+            _ = Self.walk(&d, from: Self.t0, path, body: 8, seed: UInt64(seed) + 10)
+            #expect(d.transitions.filter { $0.hasPrefix("exit 3") || $0 == "exit 3" }.isEmpty, "false exit: \(d.transitions)")
+        }
+    }
+}
+
+/// SplitMix64: seeded, so every run draws the same radio.
+struct Noise: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
