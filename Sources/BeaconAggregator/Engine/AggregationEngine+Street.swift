@@ -13,6 +13,9 @@ enum Street {
     /// P(street) at which the device has left: the evidence must outweigh the prior by far, because
     /// a false exit costs an exit and an enter event.
     static let exitProbability = 0.99
+    /// Away from a street-door section a P(street) below this is not updated (the walk to the door
+    /// comes first), which spares most devices the test.
+    static let negligible = 1e-3
     /// Below this P(street) a device seen leaving may enter again.
     static let reentryProbability = 0.5
     /// How long after a street exit re-entry needs the street test's consent, ms.
@@ -20,19 +23,34 @@ enum Street {
     /// Shadowing (people, trolleys, the body) stays correlated for seconds, so successive readings
     /// are not independent evidence: the likelihood ratio counts in full once per this many seconds.
     static let evidenceTime = 3.0
+    /// The filter steps at most this often per device: often enough for the evidence time above.
+    static let stepMilliseconds: Int64 = 1000
     /// In-store positions tried per section: a grid of this many columns and rows over its polygon,
     /// so that a phone in a corner is not mistaken for one outside.
     static let grid = 4
+    /// log Φ at z = −8 + i/64, i = 0 … 13·64 (see ``AggregationEngine/logNormalCDF(_:)``).
+    static let logCDFTable: [Double] = (0...(13 * 64)).map { i in
+        let z = -8 + Double(i) / 64
+        return log(0.5 * erfc(-z / 2.0.squareRoot()))
+    }
+}
+
+/// Path-loss terms of a set of positions, position-major: `values[k * gateways + g]` for position
+/// `k` and the store's local gateway `g`, dB.
+struct PathLossTable: Sendable {
+    let positions: Int
+    let gateways: Int
+    let values: [Double]
 }
 
 /// Expected radio picture of the street outside one store's doors, for the street test.
 struct StreetModel: Sendable {
     /// The store's sections, as the HMM sees them.
     let sections: SectionModel
-    /// `pathLoss[g local][k]`: path-loss term (storefront included) from each gateway to street position `k`, dB.
-    let pathLoss: [[Double]]
-    /// `insideLoss[g local][k]`: the same to in-store position `k` (a grid over every section).
-    let insideLoss: [[Double]]
+    /// Path-loss terms (storefront included) from each gateway to each street position, dB.
+    let pathLoss: PathLossTable
+    /// The same to each in-store position (a grid over every section).
+    let insideLoss: PathLossTable
     /// Local indices of the sections with a street door.
     let doorSections: Set<Int>
     /// The store's gateways (global indices) in local order.
@@ -59,17 +77,27 @@ struct StreetModel: Sendable {
         sections = sectionModel
         doorSections = doors
         self.gateways = gateways
-        func loss(_ points: [(Chain.Point, Int)], extra: Double) -> [[Double]] {
-            gateways.map { g in
-                let gateway = chain.gateways[g]
-                let p = gateway.position!
-                return points.map { (q, section) in
+        var hops: [Int: Int] = [:]  // (section, gateway section) → boundaries between them
+        func walls(_ a: Int, _ b: Int) -> Double {
+            let key = a * chain.sections.count + b
+            if let h = hops[key] { return Double(h) * chain.tuning.wallDB }
+            let h = min(chain.hops(from: a, to: b), 6)
+            hops[key] = h
+            return Double(h) * chain.tuning.wallDB
+        }
+        func loss(_ points: [(Chain.Point, Int)], extra: Double) -> PathLossTable {
+            var values: [Double] = []
+            values.reserveCapacity(points.count * gateways.count)
+            for (q, section) in points {
+                for g in gateways {
+                    let gateway = chain.gateways[g]
+                    let p = gateway.position!
                     let dx = p.x - q.x, dy = p.y - q.y
                     let d = (dx * dx + dy * dy + SectionModel.mountHeight * SectionModel.mountHeight).squareRoot()
-                    let walls = Double(min(chain.hops(from: section, to: gateway.section), 6)) * chain.tuning.wallDB
-                    return -10 * gateway.pathLossExponent * log10(max(d, 0.5)) - walls - extra
+                    values.append(-10 * gateway.pathLossExponent * log10(max(d, 0.5)) - walls(section, gateway.section) - extra)
                 }
             }
+            return PathLossTable(positions: points.count, gateways: gateways.count, values: values)
         }
         pathLoss = loss(positions, extra: chain.tuning.storefrontDB)
         insideLoss = loss(inside, extra: 0)
@@ -112,7 +140,7 @@ extension AggregationEngine {
     mutating func streetStep(_ ti: Int, store: Int, at t: Int64) -> Bool {
         guard let model = streetModels[store] else { return false }
         let last = tracks[ti].streetTime
-        if last != .min && t - last < 1000 { return tracks[ti].streetP >= Street.exitProbability }
+        if last != .min && t - last < Street.stepMilliseconds { return tracks[ti].streetP >= Street.exitProbability }
         let dt = last == .min ? 1 : Double(t - last) / 1000
         tracks[ti].streetTime = t
         let fresh = freshLinks(ti, at: t, model: model.sections)
@@ -120,6 +148,11 @@ extension AggregationEngine {
         // Predict: only a street-door section leads out.
         let atDoor = tracks[ti].state != .inside || tracks[ti].section < 0
             || model.sections.local[tracks[ti].section].map { model.doorSections.contains($0) } ?? true
+        if !atDoor && p < Street.negligible {
+            // Deep in the store and nowhere near leaving: the walk to the door comes first.
+            tracks[ti].streetP = 0
+            return false
+        }
         let leave = atDoor ? 1 - exp(-dt / Street.stayTime) : 0
         let back = 1 - exp(-dt / Street.returnTime)
         p = p * (1 - back) + (1 - p) * leave
@@ -135,14 +168,8 @@ extension AggregationEngine {
                 missed.append((local, max(gateways[global].floor, censor)))
             }
             let power = fresh.reduce(0) { $0 + $1.power } / Double(fresh.count)
-            var inside = -Double.infinity
-            for k in model.insideLoss.first?.indices ?? 0..<0 {
-                inside = max(inside, Self.logLikelihood(fresh, missed: missed, power: power, pathLoss: model.insideLoss, position: k))
-            }
-            var street = -Double.infinity
-            for k in model.pathLoss.first?.indices ?? 0..<0 {
-                street = max(street, Self.logLikelihood(fresh, missed: missed, power: power, pathLoss: model.pathLoss, position: k))
-            }
+            let inside = Self.bestLogLikelihood(fresh, missed: missed, power: power, table: model.insideLoss)
+            let street = Self.bestLogLikelihood(fresh, missed: missed, power: power, table: model.pathLoss)
             let weight = min(1, dt / Street.evidenceTime)
             let ratio = exp(max(-50, min(50, weight * (street - inside))))
             p = p * ratio / (p * ratio + (1 - p))
@@ -151,39 +178,97 @@ extension AggregationEngine {
         return tracks[ti].streetP >= Street.exitProbability
     }
 
-    /// ``logLikelihood(_:pathLoss:position:)`` plus the gateways that did not hear the device: each
-    /// contributes log P(RSSI below its floor) under the same offset, a censored observation.
-    static func logLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], missed: [(g: Int, floor: Double)],
-                              power: Double, pathLoss: [[Double]], position k: Int) -> Double {
-        let (heard, b) = logLikelihoodAndOffset(links, pathLoss: pathLoss, position: k)
-        var ll = heard
-        for m in missed {
-            let z = (m.floor - (power + pathLoss[m.g][k] + b)) / HMM.modelSigma
-            ll += log(max(1e-12, 0.5 * erfc(-z / 2.0.squareRoot())))
+    /// The best position's log-likelihood, heard and missed gateways together — exactly, by
+    /// branch and bound: the missed-gateway terms (the costly part) are never positive, so a
+    /// position whose heard-links likelihood is already below the best complete one cannot win.
+    /// The same sums as ``logLikelihood(_:missed:power:table:position:)``, over a position-major table.
+    static func bestLogLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], missed: [(g: Int, floor: Double)],
+                                  power: Double, table: PathLossTable) -> Double {
+        let count = table.positions
+        guard count > 0, !links.isEmpty else { return -.infinity }
+        let n = links.count
+        let prior = 1 / (HMM.offsetSigma * HMM.offsetSigma)
+        return table.values.withUnsafeBufferPointer { loss in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n + 2 * count) { scratch in
+                // Per link: weight and residual before the path loss; per position: bound and offset.
+                var sw = 0.0
+                for (i, l) in links.enumerated() {
+                    let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)
+                    scratch[i] = w
+                    scratch[n + i] = l.x - l.power
+                    sw += w
+                }
+                let stride = table.gateways
+                var top = 0
+                for k in 0..<count {
+                    let row = k * stride
+                    var swr = 0.0
+                    for i in 0..<n { swr += scratch[i] * (scratch[n + i] - loss[row + links[i].g]) }
+                    let b = swr / (sw + prior)
+                    var ll = -0.5 * b * b * prior
+                    for i in 0..<n {
+                        let r = scratch[n + i] - loss[row + links[i].g] - b
+                        ll -= 0.5 * scratch[i] * r * r
+                    }
+                    scratch[2 * n + k] = ll
+                    scratch[2 * n + count + k] = b
+                    if ll > scratch[2 * n + top] { top = k }
+                }
+                func complete(_ k: Int, above best: Double) -> Double {
+                    var ll = scratch[2 * n + k]
+                    let expected = power + scratch[2 * n + count + k]
+                    let row = k * stride
+                    for m in missed {
+                        ll += logNormalCDF((m.floor - (expected + loss[row + m.g])) / HMM.modelSigma)
+                        if ll <= best { return best }
+                    }
+                    return ll
+                }
+                // The heard links' favourite first: its complete likelihood prunes most of the rest.
+                var best = complete(top, above: -.infinity)
+                for k in 0..<count where k != top && scratch[2 * n + k] > best {
+                    best = complete(k, above: best)
+                }
+                return best
+            }
         }
-        return ll
     }
 
-    /// ``logLikelihood(_:model:section:)`` for a position given by its own path-loss column.
-    static func logLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], pathLoss: [[Double]], position k: Int) -> Double {
-        logLikelihoodAndOffset(links, pathLoss: pathLoss, position: k).0
+    /// log Φ(z): 0 above z = 5 (the error is under 3·10⁻⁷), the asymptotic series below −8, and
+    /// in between a table at 1/64 steps, linearly interpolated (error under 10⁻⁴) — erfc and log
+    /// per missed gateway and position were most of the engine's time.
+    @inline(__always)
+    static func logNormalCDF(_ z: Double) -> Double {
+        if z >= 5 { return 0 }
+        if z <= -8 { return -0.5 * z * z - log(-z) - 0.918_938_533_204_672_7 }
+        let u = (z + 8) * 64
+        let i = Int(u)
+        let f = u - Double(i)
+        return Street.logCDFTable[i] * (1 - f) + Street.logCDFTable[i + 1] * f
     }
 
-    /// The log-likelihood of the heard links at position `k`, and the device offset it profiled.
-    static func logLikelihoodAndOffset(_ links: [(g: Int, x: Double, variance: Double, power: Double)], pathLoss: [[Double]], position k: Int) -> (Double, Double) {
+    /// One position's log-likelihood: the heard links with the device's common offset profiled out
+    /// (as the HMM does), plus each gateway that did not hear the device, as log P(RSSI below its
+    /// floor) under the same offset — a censored observation. (Reference for ``bestLogLikelihood``.)
+    static func logLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], missed: [(g: Int, floor: Double)],
+                              power: Double, table: PathLossTable, position k: Int) -> Double {
+        let loss = { (g: Int) in table.values[k * table.gateways + g] }
         var sw = 0.0, swr = 0.0
         for l in links {
             let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)
             sw += w
-            swr += w * (l.x - (l.power + pathLoss[l.g][k]))
+            swr += w * (l.x - (l.power + loss(l.g)))
         }
         let b = swr / (sw + 1 / (HMM.offsetSigma * HMM.offsetSigma))
         var ll = -0.5 * b * b / (HMM.offsetSigma * HMM.offsetSigma)
         for l in links {
             let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)
-            let r = l.x - (l.power + pathLoss[l.g][k]) - b
+            let r = l.x - (l.power + loss(l.g)) - b
             ll -= 0.5 * w * r * r
         }
-        return (ll, b)
+        for m in missed {
+            ll += logNormalCDF((m.floor - (power + loss(m.g) + b)) / HMM.modelSigma)
+        }
+        return ll
     }
 }
