@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import TestSupport
 import Testing
 @testable import BeaconAggregator
 
@@ -32,7 +33,7 @@ struct StreetTests {
     /// What each gateway hears of a phone at (x, y) — outside when y < 0, through a 10 dB
     /// storefront — with `body` dB of the carrier in the way; nil below a −104 dBm receiver floor.
     static func rssi(_ g: (id: String, section: Int, x: Double, y: Double), x: Double, y: Double, body: Double,
-                     noise: inout Noise) -> Int? {
+                     noise: inout SplitMix64) -> Int? {
         let d = ((g.x - x) * (g.x - x) + (g.y - y) * (g.y - y) + 2.25).squareRoot()
         let mySection = y < 0 ? 10 : (y < 8 ? 10 : 20)
         let walls = (mySection == g.section ? 0.0 : 4.0) + (y < 0 ? 10.0 : 0)
@@ -42,7 +43,7 @@ struct StreetTests {
 
     /// Drives the phone along `path` (position per second), four adverts a second.
     static func walk(_ d: inout Driver, from start: Int64, _ path: [(x: Double, y: Double)], body: Double, seed: UInt64 = 1) -> Int64 {
-        var noise = Noise(state: seed)
+        var noise = SplitMix64(state: seed)
         var t = start
         for p in path {
             for g in gateways {
@@ -90,16 +91,25 @@ struct StreetTests {
             #expect(d.transitions.filter { $0.hasPrefix("exit 3") || $0 == "exit 3" }.isEmpty, "false exit: \(d.transitions)")
         }
     }
-}
 
-/// SplitMix64: seeded, so every run draws the same radio.
-struct Noise: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+    @Test("the branch and bound finds exactly the best position a plain search over every position finds")
+    func bestPositionIsExact() throws {
+        let chain = try Self.engine(street: true).chain
+        let model = try #require(StreetModel(chain: chain, store: 0))
+        var random = SplitMix64(state: 7)
+        for _ in 0..<200 {
+            let heard = Array((0..<model.gateways.count).shuffled(using: &random).prefix(Int.random(in: 1...model.gateways.count, using: &random)))
+            let links = heard.map { g in
+                (g: g, x: Double.random(in: -100 ... -50, using: &random), variance: Double.random(in: 0.5...20, using: &random), power: -59.0)
+            }
+            let missed = (0..<model.gateways.count).filter { !heard.contains($0) }.map { (g: $0, floor: Double.random(in: -100 ... -88, using: &random)) }
+            for table in [model.insideLoss, model.pathLoss] {
+                let plain = (0..<table.positions).map {
+                    AggregationEngine.logLikelihood(links, missed: missed, power: -59, table: table, position: $0)
+                }.max()!
+                let fast = AggregationEngine.bestLogLikelihood(links, missed: missed, power: -59, table: table)
+                #expect(abs(plain - fast) < 1e-9, "plain \(plain), branch and bound \(fast)")
+            }
+        }
     }
 }

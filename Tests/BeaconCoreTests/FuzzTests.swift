@@ -1,18 +1,8 @@
+import TestSupport
 import Testing
 
 @testable import BeaconCore
 
-/// SplitMix64: a small, seeded generator, so a failing iteration can be replayed exactly.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random and mutated input through every decoder. Passing means no trap, every error's offset
 /// inside the input, and every report's data inside the event — the properties a gateway needs

@@ -67,6 +67,18 @@ public struct Chain: Sendable {
         public let pathLossExponent: Double
     }
 
+    /// Whether `p` lies inside `polygon` (even-odd rule).
+    public static func contains(_ polygon: [Point], _ p: Point) -> Bool {
+        var inside = false
+        var j = polygon.count - 1
+        for i in polygon.indices {
+            let a = polygon[i], b = polygon[j]
+            if (a.y > p.y) != (b.y > p.y), p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
+            j = i
+        }
+        return inside
+    }
+
     /// A point on a floor plan, metres.
     public struct Point: Sendable, Equatable {
         public var x: Double

@@ -112,22 +112,10 @@ struct StreetModel: Sendable {
         for i in 0..<n {
             for j in 0..<n {
                 let p = Chain.Point(x: x0 + (x1 - x0) * (Double(i) + 0.5) / Double(n), y: y0 + (y1 - y0) * (Double(j) + 0.5) / Double(n))
-                if contains(polygon, p) { points.append(p) }
+                if Chain.contains(polygon, p) { points.append(p) }
             }
         }
         return points.isEmpty ? [SectionModel.centroid(polygon)] : points
-    }
-
-    /// Even-odd point-in-polygon test.
-    static func contains(_ polygon: [Chain.Point], _ p: Chain.Point) -> Bool {
-        var inside = false
-        var j = polygon.count - 1
-        for i in polygon.indices {
-            let a = polygon[i], b = polygon[j]
-            if (a.y > p.y) != (b.y > p.y), p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
-            j = i
-        }
-        return inside
     }
 }
 
@@ -181,7 +169,8 @@ extension AggregationEngine {
     /// The best position's log-likelihood, heard and missed gateways together — exactly, by
     /// branch and bound: the missed-gateway terms (the costly part) are never positive, so a
     /// position whose heard-links likelihood is already below the best complete one cannot win.
-    /// The same sums as ``logLikelihood(_:missed:power:table:position:)``, over a position-major table.
+    /// The same sums as ``logLikelihood(_:missed:power:table:position:)``, over a position-major
+    /// table (a test holds the two equal).
     static func bestLogLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], missed: [(g: Int, floor: Double)],
                                   power: Double, table: PathLossTable) -> Double {
         let count = table.positions
@@ -249,7 +238,8 @@ extension AggregationEngine {
 
     /// One position's log-likelihood: the heard links with the device's common offset profiled out
     /// (as the HMM does), plus each gateway that did not hear the device, as log P(RSSI below its
-    /// floor) under the same offset — a censored observation. (Reference for ``bestLogLikelihood``.)
+    /// floor) under the same offset — a censored observation. The plain form of what
+    /// ``bestLogLikelihood`` computes for every position at once.
     static func logLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], missed: [(g: Int, floor: Double)],
                               power: Double, table: PathLossTable, position k: Int) -> Double {
         let loss = { (g: Int) in table.values[k * table.gateways + g] }

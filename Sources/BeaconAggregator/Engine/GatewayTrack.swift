@@ -58,9 +58,6 @@ struct GatewayTrack: Sendable {
         case duplicate
     }
 
-    /// Highest `seq` accepted in the current run.
-    var highestSeq: UInt64? { current?.highest }
-
     /// Books a batch's sequence number and says whether it is new.
     ///
     /// A batch of a new `epoch` (or, without epochs, a lower `seq` with a later `sent` than

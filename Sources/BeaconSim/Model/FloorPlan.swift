@@ -50,7 +50,7 @@ public struct FloorPlan: Sendable {
 
     /// The local section containing `p`, or nil (outside the store).
     public func section(at p: Chain.Point) -> Int? {
-        polygons.firstIndex { Self.contains($0, p) }
+        polygons.firstIndex { Chain.contains($0, p) }
     }
 
     /// A uniformly random point inside a local section, kept 1 m from its edges where possible.
@@ -61,7 +61,7 @@ public struct FloorPlan: Sendable {
         for _ in 0..<50 {
             let q = Chain.Point(x: minX + 1 + random.unit() * max(0, maxX - minX - 2),
                                 y: minY + 1 + random.unit() * max(0, maxY - minY - 2))
-            if Self.contains(p, q) { return q }
+            if Chain.contains(p, q) { return q }
         }
         return Self.centre(p)
     }
@@ -86,17 +86,6 @@ public struct FloorPlan: Sendable {
             }
         }
         return [a, b]
-    }
-
-    static func contains(_ polygon: [Chain.Point], _ p: Chain.Point) -> Bool {
-        var inside = false
-        var j = polygon.count - 1
-        for i in polygon.indices {
-            let a = polygon[i], b = polygon[j]
-            if (a.y > p.y) != (b.y > p.y), p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
-            j = i
-        }
-        return inside
     }
 
     static func centre(_ p: [Chain.Point]) -> Chain.Point {
