@@ -82,6 +82,7 @@ struct RestartTests {
 
         #expect(await traffic.waitForExit(timeout: .seconds(90)), "the simulator did not finish")
         #expect(traffic.exitStatus == 0)
+        try await recorder.settle()
         let published = recorder.highestSequences()
         // Wait until the third run has accounted for every batch after the snapshot it resumed from.
         let expected = published.reduce(UInt64(0)) { sum, entry in sum + entry.value - (afterKill[entry.key] ?? UInt64.max) }
@@ -105,8 +106,19 @@ struct RestartTests {
         #expect(final.counters.loss.isEmpty)
 
         // No invented or lost transition: per device and region, enters and exits alternate, and
-        // per-device event numbers only grow, across all three runs.
-        let events = recorder.events()
+        // per-device event numbers only grow, across all three runs. Delivery is at least once: a
+        // run killed after publishing an event but before its state reached the broker or the
+        // snapshot decides that transition again after the restart, with the same per-device
+        // `seq` — a repeat consumers drop by (dev, seq), not a new event. Only such exact repeats
+        // are set aside.
+        var seen = Set<String>()
+        var repeats = 0
+        let events = recorder.events().filter { e in
+            let fresh = seen.insert("\(e.device) \(e.sequence) \(e.kind) \(e.region)").inserted
+            if !fresh { repeats += 1 }
+            return fresh
+        }
+        print("aggregator restarts: \(events.count) events, \(repeats) repeated after the crash with the same seq")
         #expect(events.count > 20, "too little happened to judge: \(events.count) events")
         var inside: [String: Bool] = [:]
         var lastSequence: [DeviceID: UInt64] = [:]
@@ -174,6 +186,16 @@ final class Recorder: Sendable {
     init(client: MQTTClient) { self.client = client }
 
     var batchCount: Int { batches.withLock { $0 } }
+
+    /// Returns once no batch has arrived for 1.5 s: the bridge may still be forwarding the last ones.
+    func settle() async throws {
+        var count = batchCount
+        while true {
+            try await Task.sleep(for: .milliseconds(1500))
+            if batchCount == count { return }
+            count = batchCount
+        }
+    }
     func highestSequences() -> [String: UInt64] { sequences.withLock { $0 } }
     func events() -> [RegionEvent] { items.withLock { $0.compactMap(\.event) } }
     func latestStatus(where predicate: (AggregatorStatus) -> Bool) -> AggregatorStatus? {
@@ -250,6 +272,7 @@ extension RestartTests {
         #expect(await run.waitForExit(timeout: .seconds(15)))
         #expect(run.exitStatus == 0)
 
+        try await recorder.settle()
         let arrived = recorder.batchCount
         try await recorder.until("the aggregator processed all \(arrived) batches", timeout: .seconds(20)) {
             $0.aggregator.map { ($0.counters.batches ?? 0) >= UInt64(arrived) } ?? false
