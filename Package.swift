@@ -44,7 +44,9 @@ let package = Package(
         // Pure Swift, no I/O: identities, adverts, regions, proximity, filters.
         .target(name: "BeaconCore", swiftSettings: strict),
         // Topics and payloads (json-c): the only module that knows the wire.
-        .target(name: "BeaconWire", dependencies: ["BeaconCore", "CJSONC"], swiftSettings: strict),
+        // calloc through malloc's per-thread cache (json-c's hot path; see Sources/CAllocator/calloc.c).
+        .target(name: "CAllocator"),
+        .target(name: "BeaconWire", dependencies: ["BeaconCore", "CJSONC", "CAllocator"], swiftSettings: strict),
         // Swift client over libmosquitto.
         .target(
             name: "BeaconMQTT",

@@ -73,7 +73,9 @@ func isolated(_ body: () -> (rate: Double, checksum: Int)) -> (rate: Double, che
 
 /// How the allocator is configured in this run, for the figures' header.
 func allocatorDescription() -> String {
-    AllocatorTuning.isActive
-        ? "allocator: glibc tcache_count=2048 (as beacon-aggregator and beacon-edge run)"
-        : "allocator: glibc defaults (BEACONNET_NO_ALLOCATOR_TUNING is set)"
+    let cache = AllocatorTuning.isActive ? "glibc tcache_count=2048" : "glibc default tcache"
+    let calloc = AllocatorTuning.callocThroughCache ? "small calloc through the cache" : "glibc calloc"
+    let how = AllocatorTuning.isActive && AllocatorTuning.callocThroughCache
+        ? "as beacon-aggregator and beacon-edge run" : "BEACONNET_NO_ALLOCATOR_TUNING is set"
+    return "allocator: \(cache), \(calloc) (\(how))"
 }
