@@ -109,6 +109,16 @@ struct StreetTests {
                 }.max()!
                 let fast = AggregationEngine.bestLogLikelihood(links, missed: missed, power: -59, table: table)
                 #expect(abs(plain - fast) < 1e-9, "plain \(plain), branch and bound \(fast)")
+                // Stopping at `enough`: a position at or above it when the best is, else the best.
+                let enough = plain + Double.random(in: -20...5, using: &random)
+                let lower = Int.random(in: 0..<table.positions, using: &random)
+                let first = lower..<min(table.positions, lower + Int.random(in: 0...20, using: &random))
+                let stopped = AggregationEngine.bestLogLikelihood(links, missed: missed, power: -59, table: table, first: first, enough: enough)
+                if plain >= enough {
+                    #expect(stopped >= enough && stopped <= plain + 1e-9, "best \(plain), enough \(enough), stopped at \(stopped)")
+                } else {
+                    #expect(abs(plain - stopped) < 1e-9, "best \(plain) below enough \(enough), got \(stopped)")
+                }
             }
         }
     }

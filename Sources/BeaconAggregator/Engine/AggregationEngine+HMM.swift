@@ -36,7 +36,7 @@ extension AggregationEngine {
         let store = tracks[ti].store
         let model = models[store]
         let count = model.sections.count
-        let fresh = freshLinks(ti, at: t, model: model)
+        let fresh = freshLinks(ti, at: t)
         var first = false
         if tracks[ti].posterior.count != count {
             guard !fresh.isEmpty else { return nil }
@@ -81,20 +81,33 @@ extension AggregationEngine {
         return argmax(posterior)
     }
 
-    /// Fresh links of the device's store: (gateway local index, filtered RSSI, its variance, measured power).
-    func freshLinks(_ ti: Int, at t: Int64, model: SectionModel) -> [(g: Int, x: Double, variance: Double, power: Double)] {
+    /// Fresh links of the device's store, as the likelihoods read them.
+    func freshLinks(_ ti: Int, at t: Int64) -> [FreshLink] {
+        Array(unsafeUninitializedCapacity: tracks[ti].links.count) { buffer, count in
+            count = freshLinks(ti, at: t, into: buffer)
+        }
+    }
+
+    /// Writes the fresh links of the device's store into `buffer` (at most its count) and returns
+    /// how many; the street test calls this once a second per device, without allocating.
+    func freshLinks(_ ti: Int, at t: Int64, into buffer: UnsafeMutableBufferPointer<FreshLink>) -> Int {
         let stale = Int64(tuning.staleAfterSeconds * 1000)
-        return tracks[ti].links.compactMap { link in
-            guard Int(link.store) == tracks[ti].store, t - link.filter.time <= stale,
-                  let g = model.gatewayLocal[Int(link.gateway)] else { return nil }
-            return (g, link.filter.estimate, link.filter.variance(at: t, processNoise: tuning.processNoise), link.measuredPower)
+        let store = tracks[ti].store
+        return tracks[ti].links.withUnsafeBufferPointer { links in
+            var n = 0
+            for link in links where n < buffer.count && Int(link.store) == store && t - link.filter.time <= stale {
+                buffer[n] = (Int(gatewayLocalIndex[Int(link.gateway)]), link.filter.estimate,
+                             link.filter.variance(at: t, processNoise: tuning.processNoise), link.measuredPower)
+                n += 1
+            }
+            return n
         }
     }
 
     /// log p(links | section) with the device's common offset `b` (transmit power, body) profiled
     /// out under a N(0, σ_b²) prior: residuals `r_g = x_g − (power_g + L[g][s])`, weights
     /// `w_g = 1/(σ_model² + P_g)`, `b̂ = Σw·r / (Σw + 1/σ_b²)`.
-    static func logLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], model: SectionModel, section s: Int) -> Double {
+    static func logLikelihood(_ links: [FreshLink], model: SectionModel, section s: Int) -> Double {
         var sw = 0.0, swr = 0.0
         for l in links {
             let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)

@@ -16,6 +16,10 @@ enum Street {
     /// Away from a street-door section a P(street) below this is not updated (the walk to the door
     /// comes first), which spares most devices the test.
     static let negligible = 1e-3
+    /// P(street) is kept within these bounds, so that no single reading can make either state
+    /// certain.
+    static let floorProbability = 1e-6
+    static let ceilingProbability = 1 - 1e-9
     /// Below this P(street) a device seen leaving may enter again.
     static let reentryProbability = 0.5
     /// How long after a street exit re-entry needs the street test's consent, ms.
@@ -35,6 +39,13 @@ enum Street {
     }
 }
 
+/// A fresh link as the likelihoods read it: the gateway's index among its store's gateways, the
+/// filtered RSSI and its variance, dB and dB², and the advert's measured power, dBm.
+typealias FreshLink = (g: Int, x: Double, variance: Double, power: Double)
+/// A gateway of the store that did not hear the device, and the level below which it would not
+/// have (its reception floor, dBm): a censored reading.
+typealias MissedGateway = (g: Int, floor: Double)
+
 /// Path-loss terms of a set of positions, position-major: `values[k * gateways + g]` for position
 /// `k` and the store's local gateway `g`, dB.
 struct PathLossTable: Sendable {
@@ -43,14 +54,17 @@ struct PathLossTable: Sendable {
     let values: [Double]
 }
 
-/// Expected radio picture of the street outside one store's doors, for the street test.
-struct StreetModel: Sendable {
+/// Expected radio picture of the street outside one store's doors, for the street test. A class:
+/// the engine reads it once a second per device, and a struct copy would retain each of its arrays.
+final class StreetModel: Sendable {
     /// The store's sections, as the HMM sees them.
     let sections: SectionModel
     /// Path-loss terms (storefront included) from each gateway to each street position, dB.
     let pathLoss: PathLossTable
     /// The same to each in-store position (a grid over every section).
     let insideLoss: PathLossTable
+    /// Per local section, its positions in ``insideLoss``.
+    let insidePositions: [Range<Int>]
     /// Local indices of the sections with a street door.
     let doorSections: Set<Int>
     /// The store's gateways (global indices) in local order.
@@ -70,10 +84,14 @@ struct StreetModel: Sendable {
         }
         guard !positions.isEmpty, gateways.allSatisfy({ chain.gateways[$0].position != nil }) else { return nil }
         var inside: [(Chain.Point, Int)] = []
+        var ranges: [Range<Int>] = []
         for s in sectionModel.sections {
             guard let polygon = chain.sections[s].polygon, polygon.count >= 3 else { return nil }
+            let start = inside.count
             inside += Self.grid(polygon).map { ($0, s) }
+            ranges.append(start..<inside.count)
         }
+        insidePositions = ranges
         sections = sectionModel
         doorSections = doors
         self.gateways = gateways
@@ -131,7 +149,6 @@ extension AggregationEngine {
         if last != .min && t - last < Street.stepMilliseconds { return tracks[ti].streetP >= Street.exitProbability }
         let dt = last == .min ? 1 : Double(t - last) / 1000
         tracks[ti].streetTime = t
-        let fresh = freshLinks(ti, at: t, model: model.sections)
         var p = tracks[ti].streetP
         // Predict: only a street-door section leads out.
         let atDoor = tracks[ti].state != .inside || tracks[ti].section < 0
@@ -144,26 +161,52 @@ extension AggregationEngine {
         let leave = atDoor ? 1 - exp(-dt / Street.stayTime) : 0
         let back = 1 - exp(-dt / Street.returnTime)
         p = p * (1 - back) + (1 - p) * leave
-        if !fresh.isEmpty {
-            // Gateways of the store that have not heard it lately: each says "too weak here".
-            var heard = [Bool](repeating: false, count: model.gateways.count)
-            for l in fresh { heard[l.g] = true }
-            // A device keeps at most maxLinks links: when all are in use, a gateway without one may
-            // still hear it, only more weakly than the weakest it has.
-            let censor = fresh.count >= DeviceTrack.maxLinks ? fresh.map(\.x).min()! : -Double.infinity
-            var missed: [(g: Int, floor: Double)] = []
-            for (local, global) in model.gateways.enumerated() where !heard[local] {
-                missed.append((local, max(gateways[global].floor, censor)))
-            }
-            let power = fresh.reduce(0) { $0 + $1.power } / Double(fresh.count)
-            let inside = Self.bestLogLikelihood(fresh, missed: missed, power: power, table: model.insideLoss)
-            let street = Self.bestLogLikelihood(fresh, missed: missed, power: power, table: model.pathLoss)
-            let weight = min(1, dt / Street.evidenceTime)
-            let ratio = exp(max(-50, min(50, weight * (street - inside))))
+        let weight = min(1, dt / Street.evidenceTime)
+        // Evidence for "inside" beyond this leaves P(street) at its floor whatever its exact size
+        // (p·r / (p·r + 1 − p) ≤ floor for every ratio r ≤ e^(−weight·cutoff)), so the search for
+        // the best in-store position may stop once one position reaches it.
+        let floor = Street.floorProbability
+        let cutoff = -log(floor * (1 - p) / (p * (1 - floor))) / weight
+        if let evidence = streetEvidence(ti, model: model, at: t, insideCutoff: weight * cutoff <= 50 ? cutoff : .infinity) {
+            let ratio = exp(max(-50, min(50, weight * evidence)))
             p = p * ratio / (p * ratio + (1 - p))
         }
-        tracks[ti].streetP = min(max(p, 1e-6), 1 - 1e-9)
+        tracks[ti].streetP = min(max(p, Street.floorProbability), Street.ceilingProbability)
         return tracks[ti].streetP >= Street.exitProbability
+    }
+
+    /// log p(readings | street) − log p(readings | inside), each at its best position; nil when no
+    /// link of the store is fresh. When some in-store position beats the street by
+    /// `insideCutoff` the search stops there (the device's own section is tried first), and the
+    /// result is only known to be ≤ −`insideCutoff`. Scratch space is on the stack: this runs
+    /// once a second for every device near a street door.
+    func streetEvidence(_ ti: Int, model: StreetModel, at t: Int64, insideCutoff: Double = .infinity) -> Double? {
+        withUnsafeTemporaryAllocation(of: FreshLink.self, capacity: DeviceTrack.maxLinks) { buffer -> Double? in
+            let n = freshLinks(ti, at: t, into: buffer)
+            guard n > 0 else { return nil }
+            let fresh = UnsafeBufferPointer(rebasing: buffer[..<n])
+            // A device keeps at most maxLinks links: when all are in use, a gateway without one may
+            // still hear it, only more weakly than the weakest it has.
+            let censor = n >= DeviceTrack.maxLinks ? fresh.lazy.map(\.x).min()! : -Double.infinity
+            var power = 0.0
+            for l in fresh { power += l.power }
+            power /= Double(n)
+            return withUnsafeTemporaryAllocation(of: MissedGateway.self, capacity: model.gateways.count) { scratch in
+                // Gateways of the store that have not heard it lately: each says "too weak here".
+                var m = 0
+                for (local, global) in model.gateways.enumerated() where !fresh.contains(where: { $0.g == local }) {
+                    scratch[m] = (local, max(gateways[global].floor, censor))
+                    m += 1
+                }
+                let missed = UnsafeBufferPointer(rebasing: scratch[..<m])
+                let street = Self.bestLogLikelihood(fresh, missed: missed, power: power, table: model.pathLoss)
+                let own = tracks[ti].section >= 0 ? model.sections.local[tracks[ti].section] : nil
+                let inside = Self.bestLogLikelihood(
+                    fresh, missed: missed, power: power, table: model.insideLoss,
+                    first: own.map { model.insidePositions[$0] } ?? 0..<0, enough: street + insideCutoff)
+                return street - inside
+            }
+        }
     }
 
     /// The best position's log-likelihood, heard and missed gateways together — exactly, by
@@ -171,8 +214,13 @@ extension AggregationEngine {
     /// position whose heard-links likelihood is already below the best complete one cannot win.
     /// The same sums as ``logLikelihood(_:missed:power:table:position:)``, over a position-major
     /// table (a test holds the two equal).
-    static func bestLogLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], missed: [(g: Int, floor: Double)],
-                                  power: Double, table: PathLossTable) -> Double {
+    ///
+    /// With `enough` finite, the positions `first` are tried first, and the first position whose
+    /// likelihood reaches `enough` is returned at once: the result is then ≥ `enough` and ≤ the
+    /// best, and otherwise exactly the best.
+    static func bestLogLikelihood(_ links: UnsafeBufferPointer<FreshLink>, missed: UnsafeBufferPointer<MissedGateway>,
+                                  power: Double, table: PathLossTable,
+                                  first: Range<Int> = 0..<0, enough: Double = .infinity) -> Double {
         let count = table.positions
         guard count > 0, !links.isEmpty else { return -.infinity }
         let n = links.count
@@ -181,15 +229,16 @@ extension AggregationEngine {
             withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n + 2 * count) { scratch in
                 // Per link: weight and residual before the path loss; per position: bound and offset.
                 var sw = 0.0
-                for (i, l) in links.enumerated() {
+                for i in 0..<n {
+                    let l = links[i]
                     let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)
                     scratch[i] = w
                     scratch[n + i] = l.x - l.power
                     sw += w
                 }
                 let stride = table.gateways
-                var top = 0
-                for k in 0..<count {
+                // The heard links' log-likelihood at position k, and the device's offset there.
+                func heard(_ k: Int) -> (ll: Double, b: Double) {
                     let row = k * stride
                     var swr = 0.0
                     for i in 0..<n { swr += scratch[i] * (scratch[n + i] - loss[row + links[i].g]) }
@@ -199,27 +248,52 @@ extension AggregationEngine {
                         let r = scratch[n + i] - loss[row + links[i].g] - b
                         ll -= 0.5 * scratch[i] * r * r
                     }
+                    return (ll, b)
+                }
+                // Adds the missed gateways' terms to `ll` — each only lowers it — stopping once it
+                // is at or below `bound`.
+                func complete(_ k: Int, _ heardLL: Double, offset b: Double, above bound: Double) -> Double {
+                    var ll = heardLL
+                    let expected = power + b
+                    let row = k * stride
+                    for m in missed {
+                        ll += logNormalCDF((m.floor - (expected + loss[row + m.g])) / HMM.modelSigma)
+                        if ll <= bound { return ll }
+                    }
+                    return ll
+                }
+                if enough < .infinity {
+                    for k in first.clamped(to: 0..<count) {
+                        let (ll, b) = heard(k)
+                        guard ll >= enough else { continue }
+                        let full = complete(k, ll, offset: b, above: enough.nextDown)
+                        if full >= enough { return full }
+                    }
+                }
+                var top = 0
+                for k in 0..<count {
+                    let (ll, b) = heard(k)
                     scratch[2 * n + k] = ll
                     scratch[2 * n + count + k] = b
                     if ll > scratch[2 * n + top] { top = k }
                 }
-                func complete(_ k: Int, above best: Double) -> Double {
-                    var ll = scratch[2 * n + k]
-                    let expected = power + scratch[2 * n + count + k]
-                    let row = k * stride
-                    for m in missed {
-                        ll += logNormalCDF((m.floor - (expected + loss[row + m.g])) / HMM.modelSigma)
-                        if ll <= best { return best }
-                    }
-                    return ll
-                }
                 // The heard links' favourite first: its complete likelihood prunes most of the rest.
-                var best = complete(top, above: -.infinity)
+                var best = complete(top, scratch[2 * n + top], offset: scratch[2 * n + count + top], above: -.infinity)
+                if best >= enough { return best }
                 for k in 0..<count where k != top && scratch[2 * n + k] > best {
-                    best = complete(k, above: best)
+                    best = max(best, complete(k, scratch[2 * n + k], offset: scratch[2 * n + count + k], above: best))
+                    if best >= enough { return best }
                 }
                 return best
             }
+        }
+    }
+
+    /// ``bestLogLikelihood(_:missed:power:table:)`` over arrays.
+    static func bestLogLikelihood(_ links: [FreshLink], missed: [MissedGateway], power: Double, table: PathLossTable,
+                                  first: Range<Int> = 0..<0, enough: Double = .infinity) -> Double {
+        links.withUnsafeBufferPointer { l in
+            missed.withUnsafeBufferPointer { m in bestLogLikelihood(l, missed: m, power: power, table: table, first: first, enough: enough) }
         }
     }
 
@@ -240,7 +314,7 @@ extension AggregationEngine {
     /// (as the HMM does), plus each gateway that did not hear the device, as log P(RSSI below its
     /// floor) under the same offset — a censored observation. The plain form of what
     /// ``bestLogLikelihood`` computes for every position at once.
-    static func logLikelihood(_ links: [(g: Int, x: Double, variance: Double, power: Double)], missed: [(g: Int, floor: Double)],
+    static func logLikelihood(_ links: [FreshLink], missed: [MissedGateway],
                               power: Double, table: PathLossTable, position k: Int) -> Double {
         let loss = { (g: Int) in table.values[k * table.gateways + g] }
         var sw = 0.0, swr = 0.0

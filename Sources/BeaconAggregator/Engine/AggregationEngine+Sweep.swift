@@ -26,7 +26,7 @@ extension AggregationEngine {
                         tracks[ti].stateSince = w
                         emitState(ti, at: w, into: &out)
                     }
-                } else if quiet > exitThreshold(tracks[ti]) {
+                } else if quiet > exitThreshold(ti) {
                     exitStore(ti, at: w, into: &out)
                 } else if tracks[ti].challenger >= 0 {
                     decideSection(ti, at: w, into: &out)
@@ -46,9 +46,9 @@ extension AggregationEngine {
     /// (Poisson reception); exit when that falls below `exit_false_probability`, i.e.
     /// T = ln(1/p)/λ, clamped to [`exit_min_s`, `exit_timeout_s`]. Without enough history to know λ
     /// the fixed timeout applies.
-    func exitThreshold(_ track: DeviceTrack) -> Int64 {
+    func exitThreshold(_ ti: Int) -> Int64 {
         let timeout = tuning.exitTimeoutSeconds
-        guard tuning.exitRule == .adaptive, let rate = track.receptionRate(), rate > 0 else {
+        guard tuning.exitRule == .adaptive, let rate = tracks[ti].receptionRate(), rate > 0 else {
             return Int64(timeout * 1000)
         }
         let seconds = log(1 / tuning.exitFalseProbability) / rate
@@ -57,15 +57,20 @@ extension AggregationEngine {
 
     /// True when at least one gateway that heard the device near the end is still alive (so its
     /// silence is real), or when it has no such links at all.
+    ///
+    /// Runs for every device inside at every sweep: it reads the track's scalars and borrows its
+    /// links rather than copying the track (a copy retains its id and arrays).
     func recentGatewaysAlive(_ ti: Int, at w: Int64, silence: Int64) -> Bool {
-        let track = tracks[ti]
-        let window = Int64(tuning.staleAfterSeconds * 1000)
-        var any = false
-        for link in track.links where Int(link.store) == track.store && link.filter.time >= track.lastSeenInStore - window {
-            any = true
-            if gateways[Int(link.gateway)].isOnline(at: w, silence: silence) { return true }
+        let store = tracks[ti].store
+        let since = tracks[ti].lastSeenInStore - Int64(tuning.staleAfterSeconds * 1000)
+        return tracks[ti].links.withUnsafeBufferPointer { links in
+            var any = false
+            for link in links where Int(link.store) == store && link.filter.time >= since {
+                any = true
+                if gateways[Int(link.gateway)].isOnline(at: w, silence: silence) { return true }
+            }
+            return !any
         }
-        return !any
     }
 
     func storeHasLiveGateway(_ store: Int, at w: Int64, silence: Int64) -> Bool {

@@ -29,6 +29,8 @@ public struct AggregationEngine: Sendable {
     let gatewayStore: [Int32]
     let gatewaySection: [Int32]
     let gatewayCalibration: [Double]
+    /// Per gateway, its index among its store's gateways (the local order of the store's models).
+    let gatewayLocalIndex: [Int32]
     /// Hops from each section to every section of its store (index: b − the store's first section).
     let hopTable: [[UInt8]]
     var storeCount: [Int]
@@ -61,6 +63,11 @@ public struct AggregationEngine: Sendable {
         gatewayStore = chain.gateways.map { Int32($0.store) }
         gatewaySection = chain.gateways.map { Int32($0.section) }
         gatewayCalibration = chain.gateways.map(\.calibrationDB)
+        var localIndex = [Int32](repeating: -1, count: chain.gateways.count)
+        for store in chain.stores {
+            for (i, g) in store.gateways.enumerated() { localIndex[g] = Int32(i) }
+        }
+        gatewayLocalIndex = localIndex
         hopTable = chain.sections.indices.map { a in
             chain.stores[chain.sections[a].store].sections.map { b in UInt8(clamping: chain.hops(from: a, to: b)) }
         }
