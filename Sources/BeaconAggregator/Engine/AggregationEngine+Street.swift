@@ -226,29 +226,38 @@ extension AggregationEngine {
         let n = links.count
         let prior = 1 / (HMM.offsetSigma * HMM.offsetSigma)
         return table.values.withUnsafeBufferPointer { loss in
+            Street.logCDFTable.withUnsafeBufferPointer { logCDF in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n + 2 * count) { scratch in
-                // Per link: weight and residual before the path loss; per position: bound and offset.
-                var sw = 0.0
+                // Per link: weight w and residual a before the path loss, and their sums; per
+                // position: bound and offset.
+                var sw = 0.0, swa = 0.0, swaa = 0.0
                 for i in 0..<n {
                     let l = links[i]
                     let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)
+                    let a = l.x - l.power
                     scratch[i] = w
-                    scratch[n + i] = l.x - l.power
+                    scratch[n + i] = a
                     sw += w
+                    swa += w * a
+                    swaa += w * a * a
                 }
                 let stride = table.gateways
-                // The heard links' log-likelihood at position k, and the device's offset there.
+                let d = sw + prior
+                // The heard links' log-likelihood at position k, and the device's offset there, in
+                // one pass: with residuals r = a − L, b = Σw·r / d and
+                // −½·b²·prior − ½·Σw·(r − b)² = −½·(Σw·r² − (Σw·r)² / d).
                 func heard(_ k: Int) -> (ll: Double, b: Double) {
                     let row = k * stride
-                    var swr = 0.0
-                    for i in 0..<n { swr += scratch[i] * (scratch[n + i] - loss[row + links[i].g]) }
-                    let b = swr / (sw + prior)
-                    var ll = -0.5 * b * b * prior
+                    var swl = 0.0, swll = 0.0, swal = 0.0
                     for i in 0..<n {
-                        let r = scratch[n + i] - loss[row + links[i].g] - b
-                        ll -= 0.5 * scratch[i] * r * r
+                        let pathLoss = loss[row + links[i].g]
+                        let wl = scratch[i] * pathLoss
+                        swl += wl
+                        swll += wl * pathLoss
+                        swal += wl * scratch[n + i]
                     }
-                    return (ll, b)
+                    let swr = swa - swl
+                    return (-0.5 * (swaa - 2 * swal + swll - swr * swr / d), swr / d)
                 }
                 // Adds the missed gateways' terms to `ll` — each only lowers it — stopping once it
                 // is at or below `bound`.
@@ -257,7 +266,7 @@ extension AggregationEngine {
                     let expected = power + b
                     let row = k * stride
                     for m in missed {
-                        ll += logNormalCDF((m.floor - (expected + loss[row + m.g])) / HMM.modelSigma)
+                        ll += logNormalCDF((m.floor - (expected + loss[row + m.g])) / HMM.modelSigma, table: logCDF)
                         if ll <= bound { return ll }
                     }
                     return ll
@@ -286,6 +295,7 @@ extension AggregationEngine {
                 }
                 return best
             }
+            }
         }
     }
 
@@ -300,14 +310,19 @@ extension AggregationEngine {
     /// log Φ(z): 0 above z = 5 (the error is under 3·10⁻⁷), the asymptotic series below −8, and
     /// in between a table at 1/64 steps, linearly interpolated (error under 10⁻⁴) — erfc and log
     /// per missed gateway and position were most of the engine's time.
-    @inline(__always)
     static func logNormalCDF(_ z: Double) -> Double {
+        Street.logCDFTable.withUnsafeBufferPointer { logNormalCDF(z, table: $0) }
+    }
+
+    /// ``logNormalCDF(_:)`` with the table in hand (the hot loop fetches it once).
+    @inline(__always)
+    static func logNormalCDF(_ z: Double, table: UnsafeBufferPointer<Double>) -> Double {
         if z >= 5 { return 0 }
         if z <= -8 { return -0.5 * z * z - log(-z) - 0.918_938_533_204_672_7 }
         let u = (z + 8) * 64
         let i = Int(u)
         let f = u - Double(i)
-        return Street.logCDFTable[i] * (1 - f) + Street.logCDFTable[i + 1] * f
+        return table[i] * (1 - f) + table[i + 1] * f
     }
 
     /// One position's log-likelihood: the heard links with the device's common offset profiled out

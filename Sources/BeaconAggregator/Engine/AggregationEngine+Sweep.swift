@@ -48,7 +48,9 @@ extension AggregationEngine {
     /// the fixed timeout applies.
     func exitThreshold(_ ti: Int) -> Int64 {
         let timeout = tuning.exitTimeoutSeconds
-        guard tuning.exitRule == .adaptive, let rate = tracks[ti].receptionRate(), rate > 0 else {
+        guard tuning.exitRule == .adaptive,
+              let rate = DeviceTrack.receptionRate(count: tracks[ti].rateCount, time: tracks[ti].rateTime, since: tracks[ti].rateSince),
+              rate > 0 else {
             return Int64(timeout * 1000)
         }
         let seconds = log(1 / tuning.exitFalseProbability) / rate

@@ -88,12 +88,14 @@ struct DeviceTrack: Sendable {
     /// Reception rate in the current store, sightings per second, as of the last sighting — not
     /// decayed by the silence that is being judged. Nil until there is enough history (5 sightings
     /// over 5 s) to say: a decayed count `c` with time constant τ over a history of `D` seconds has
-    /// expectation `λ·τ·(1 − e^(−D/τ))`.
-    func receptionRate() -> Double? {
-        guard rateTime != .min else { return nil }
-        let history = Double(rateTime - rateSince) / 1000
-        guard history >= 5, rateCount >= 5 else { return nil }
-        return rateCount / (Self.rateTau * (1 - exp(-history / Self.rateTau)))
+    /// expectation `λ·τ·(1 − e^(−D/τ))`. From the track's ``rateCount``, ``rateTime`` and
+    /// ``rateSince``, passed as values: the sweep reads them for every device without copying the
+    /// track (a copy retains its id and arrays).
+    static func receptionRate(count: Double, time: Int64, since: Int64) -> Double? {
+        guard time != .min else { return nil }
+        let history = Double(time - since) / 1000
+        guard history >= 5, count >= 5 else { return nil }
+        return count / (rateTau * (1 - exp(-history / rateTau)))
     }
 
     /// Books one sighting in the rate estimate.
