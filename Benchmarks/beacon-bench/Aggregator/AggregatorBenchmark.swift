@@ -78,8 +78,12 @@ struct AggregatorBenchmark: AsyncParsableCommand {
     func endToEnd() async throws {
         let traffic = try AggregatorTraffic(stores: 100, devices: 10_000, advertsPerSecond: adverts, seconds: seconds, start: Int64(Date().timeIntervalSince1970 * 1000) - Int64(seconds) * 1000)
         print("\nend to end through mosquitto (QoS 1 subscriptions, 4 QoS 0 publishing tasks): \(traffic.messages.count) batches, \(traffic.sightings) sightings")
-        let broker = try await Broker.start(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0", "max_inflight_messages 0"]))
-        defer { Task { await broker.cleanUp() } }
+        try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0", "max_inflight_messages 0"])) { broker in
+            try await endToEnd(traffic, through: broker)
+        }
+    }
+
+    func endToEnd(_ traffic: AggregatorTraffic, through broker: Broker) async throws {
         let logger = Logger(label: "bench")
 
         // 1. A plain subscriber: how fast the broker delivers these batches to one client.

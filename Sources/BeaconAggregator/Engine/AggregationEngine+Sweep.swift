@@ -92,7 +92,7 @@ extension AggregationEngine {
     }
 
     mutating func forget(_ ti: Int) {
-        trackIndex[tracks[ti].id] = nil
+        devices.remove(track: ti)
         tracks[ti].links = []
         tracks[ti].lastSeen = .min
         freeTracks.append(ti)
@@ -113,7 +113,7 @@ extension AggregationEngine {
                 continue
             }
             let section = s.section.flatMap { chain.sectionIndex(store: s.store, section: $0) } ?? -1
-            let ti = trackIndex[s.device] ?? newTrack(s.device)
+            let ti = devices.track(of: s.device) ?? newTrack(s.device)
             tracks[ti].state = s.state
             tracks[ti].store = store
             tracks[ti].section = section
@@ -136,7 +136,7 @@ extension AggregationEngine {
     /// Every device that is not outside, as the state to restore after a restart.
     public func currentStates() -> [DeviceSnapshot] {
         tracks.indices.compactMap { ti in
-            trackIndex[tracks[ti].id] == ti && tracks[ti].state != .outside ? snapshot(tracks[ti]) : nil
+            devices.isLive(ti) && tracks[ti].state != .outside ? snapshot(tracks[ti]) : nil
         }
     }
 }
@@ -171,7 +171,7 @@ public struct RestoredState: Sendable, Equatable {
 extension AggregationEngine {
     /// Where the engine has a device now: state, store and section indices (nil when untracked).
     public func current(_ device: DeviceID) -> (state: PresenceState, store: Int?, section: Int?)? {
-        guard let ti = trackIndex[device] else { return nil }
+        guard let ti = devices.track(of: device) else { return nil }
         let t = tracks[ti]
         return (t.state, t.store >= 0 ? t.store : nil, t.section >= 0 ? t.section : nil)
     }

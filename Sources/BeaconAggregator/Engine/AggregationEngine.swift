@@ -18,7 +18,8 @@ public struct AggregationEngine: Sendable {
     var tuning: Tuning { chain.tuning }
 
     var tracks: [DeviceTrack] = []
-    var trackIndex: [DeviceID: Int] = [:]
+    /// Device id → index in ``tracks``.
+    var devices = DeviceTable()
     var freeTracks: [Int] = []
     var gateways: [GatewayTrack]
     /// Per store: expected radio picture of its sections (HMM rule).
@@ -91,6 +92,33 @@ public struct AggregationEngine: Sendable {
         gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64? = nil, observations: some Sequence<Observation>,
         into out: inout [EngineOutput]
     ) -> BatchOutcome {
+        ingest(gateway: id, seq: seq, sent: sent, epoch: epoch, into: &out) { engine, g, out in
+            for o in observations {
+                var text = o.device.rawValue
+                text.withUTF8 { device in
+                    engine.observe(ObservationRef(device: device, time: o.time, rssi: o.rssi, measuredPower: o.measuredPower), gateway: g, into: &out)
+                }
+            }
+        }
+    }
+
+    /// The same for sightings whose device ids are borrowed bytes (the service's hot path: no
+    /// string per sighting).
+    @discardableResult
+    public mutating func ingest(
+        gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64? = nil, observations: UnsafeBufferPointer<ObservationRef>,
+        into out: inout [EngineOutput]
+    ) -> BatchOutcome {
+        ingest(gateway: id, seq: seq, sent: sent, epoch: epoch, into: &out) { engine, g, out in
+            for o in observations { engine.observe(o, gateway: g, into: &out) }
+        }
+    }
+
+    /// Books the batch (unknown gateway, duplicate), then lets `feed` observe its sightings.
+    private mutating func ingest(
+        gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64?, into out: inout [EngineOutput],
+        _ feed: (inout AggregationEngine, Int, inout [EngineOutput]) -> Void
+    ) -> BatchOutcome {
         guard let g = chain.gatewayIndex[id] else {
             statistics.unknownGatewayBatches += 1
             return .unknownGateway
@@ -102,9 +130,7 @@ public struct AggregationEngine: Sendable {
         statistics.batches += 1
         gateways[g].reportedOffline = false
         gateways[g].lastBatch = max(gateways[g].lastBatch, sent)
-        for observation in observations {
-            observe(observation, gateway: g, into: &out)
-        }
+        feed(&self, g, &out)
         noteEventTime(sent, into: &out)
         return .accepted
     }
@@ -153,7 +179,7 @@ public struct AggregationEngine: Sendable {
     }
 
     /// Devices currently tracked (inside, unknown, or recently outside).
-    public var trackedDevices: Int { trackIndex.count }
+    public var trackedDevices: Int { devices.count }
 
     // MARK: - Time
 
@@ -171,15 +197,10 @@ public struct AggregationEngine: Sendable {
 
     // MARK: - Sightings
 
-    mutating func observe(_ o: Observation, gateway g: Int, into out: inout [EngineOutput]) {
+    mutating func observe(_ o: ObservationRef, gateway g: Int, into out: inout [EngineOutput]) {
         statistics.sightings += 1
         if o.time < watermark { statistics.lateSightings += 1 }
-        let ti: Int
-        if let existing = trackIndex[o.device] {
-            ti = existing
-        } else {
-            ti = newTrack(o.device)
-        }
+        let ti = devices.track(of: o.device) ?? newTrack(DeviceID(validatedUTF8: o.device))
         let rssi = Double(o.rssi) + gatewayCalibration[g]
         gateways[g].noteRSSI(rssi)
         let power = o.measuredPower.map(Double.init) ?? tuning.defaultMeasuredPower
@@ -271,7 +292,7 @@ public struct AggregationEngine: Sendable {
             tracks.append(track)
             index = tracks.count - 1
         }
-        trackIndex[id] = index
+        devices.insert(id, track: index)
         return index
     }
 }

@@ -119,38 +119,49 @@ public struct MessageProcessor {
         guard configured == store else {
             return reject(topic: topic, reason: "store_mismatch", detail: "gateway \(gateway) is installed in store \(configured), not \(store)", payload: payload, now: now, into: &out)
         }
-        let batch: SightingBatch
+        // Decoded in place: the sightings' device ids stay bytes in the parser's document.
+        let result: (verdict: Verdict, outputs: [EngineOutput])
         do {
-            batch = try decoder.decode(SightingBatch.self, from: payload)
+            result = try decoder.withSightingBatch(payload) { header, sightings in
+                ingest(header, sightings, topic: topic, gateway: gateway, payload: payload, now: now, into: &out)
+            }
         } catch {
             return reject(topic: topic, reason: error.reason.code, detail: error.description, field: error.field, payload: payload, now: now, into: &out)
         }
+        publish(result.outputs, into: &out)
+        return result.verdict
+    }
+
+    /// Checks a decoded batch against its topic and the clock, and feeds the engine.
+    private mutating func ingest(
+        _ batch: SightingBatchHeader, _ sightings: UnsafeBufferPointer<BorrowedSighting>, topic: String, gateway: GatewayID,
+        payload: [UInt8], now: Int64?, into out: inout [Outbound]
+    ) -> (verdict: Verdict, outputs: [EngineOutput]) {
         guard batch.gateway == gateway else {
-            return reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(batch.gateway) ≠ topic gateway \(gateway): spoofed or misconfigured edge", field: "gw", payload: payload, now: now, into: &out)
+            return (reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(batch.gateway) ≠ topic gateway \(gateway): spoofed or misconfigured edge", field: "gw", payload: payload, now: now, into: &out), [])
         }
         if let now, batch.sent > now + Self.maxFuture {
-            return reject(topic: topic, reason: "future_time", detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "sent", payload: payload, now: now, into: &out)
+            return (reject(topic: topic, reason: "future_time", detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "sent", payload: payload, now: now, into: &out), [])
         }
         // One absurd timestamp costs that sighting, not its batch.
-        var observations: [Observation] = []
-        observations.reserveCapacity(batch.sightings.count)
-        var badTime = 0
-        for s in batch.sightings {
-            if s.time < batch.sent - Self.maxSightingAge || s.time > batch.sent + Self.maxSightingLead {
-                badTime += 1
-                continue
-            }
-            observations.append(Observation(device: s.device, time: s.time, rssi: s.rssi, measuredPower: s.txPower))
-        }
+        let inTime = { (s: BorrowedSighting) in s.time >= batch.sent - Self.maxSightingAge && s.time <= batch.sent + Self.maxSightingLead }
+        let badTime = sightings.count { !inTime($0) }
         if badTime > 0 {
             _ = reject(topic: topic, reason: "sighting_time", detail: "\(badTime) sighting(s) more than 60 s before or 2 s after the batch's sent time were dropped", field: "sightings[].t", payload: payload, now: now, into: &out)
         }
         var outputs: [EngineOutput] = []
-        if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, observations: observations, into: &outputs) == .accepted {
-            counters.sightings += UInt64(observations.count)
+        withUnsafeTemporaryAllocation(of: ObservationRef.self, capacity: sightings.count) { buffer in
+            var count = 0
+            for s in sightings where inTime(s) {
+                (buffer.baseAddress! + count).initialize(to: ObservationRef(device: s.device, time: s.time, rssi: s.rssi, measuredPower: s.txPower))
+                count += 1
+            }
+            let observations = UnsafeBufferPointer(rebasing: buffer[..<count])
+            if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, observations: observations, into: &outputs) == .accepted {
+                counters.sightings += UInt64(count)
+            }
         }
-        publish(outputs, into: &out)
-        return badTime > 0 ? .rejected(reason: "sighting_time", detail: "\(badTime) sighting(s) dropped") : .accepted
+        return (badTime > 0 ? .rejected(reason: "sighting_time", detail: "\(badTime) sighting(s) dropped") : .accepted, outputs)
     }
 
     /// Lets time pass with no traffic (the service's clock, or the end of a replay).

@@ -5,16 +5,27 @@ extension DeviceID {
     ///
     /// Applies the same rules as ``init(_:)`` and throws the same ``IdentityError``s.
     public init(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(IdentityError) {
+        try Self.validate(utf8: bytes)
+        self.init(validatedUTF8: bytes)
+    }
+
+    /// Checks that `bytes` are a valid id without building anything: the aggregator's hot path
+    /// keeps ids as bytes. Throws what ``init(utf8:)`` throws.
+    public static func validate(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(IdentityError) {
         guard !bytes.isEmpty else { throw .empty(kind: "device id") }
-        guard bytes.count <= Self.maxLength else {
-            throw .tooLong(kind: "device id", length: bytes.count, limit: Self.maxLength)
+        guard bytes.count <= maxLength else {
+            throw .tooLong(kind: "device id", length: bytes.count, limit: maxLength)
         }
-        guard Self.allAllowed(bytes) else {
+        guard allAllowed(bytes) else {
             // The slow path builds the text for the message; the checked initialiser words the rule.
-            try self.init(String(decoding: bytes, as: UTF8.self))
+            _ = try DeviceID(String(decoding: bytes, as: UTF8.self))
             return
         }
-        // Every byte is printable ASCII, so this is valid UTF-8 and needs no repair.
+    }
+
+    /// The id of bytes that passed ``validate(utf8:)`` (every byte printable ASCII, so valid UTF-8
+    /// that needs no repair). Bytes that did not pass make an id that breaks the type's rules.
+    public init(validatedUTF8 bytes: UnsafeBufferPointer<UInt8>) {
         self.init(unchecked: String(decoding: bytes, as: UTF8.self))
     }
 

@@ -28,11 +28,16 @@ extension ObjectReader {
 
     /// A string value of at most `maxLength` bytes.
     func string(_ value: OpaquePointer, _ key: StaticString, maxLength: Int) throws(WireError) -> String {
+        String(decoding: try bytes(value, key, maxLength: maxLength), as: UTF8.self)  // json-c validated the UTF-8
+    }
+
+    /// The bytes of a string value of at most `maxLength` bytes, borrowed from json-c.
+    func bytes(_ value: OpaquePointer, _ key: StaticString, maxLength: Int) throws(WireError) -> UnsafeBufferPointer<UInt8> {
         let buffer = try bytes(value, key)
         guard buffer.count <= maxLength else {
             throw WireError(field: path.appending(key), reason: .tooLong(length: buffer.count, limit: maxLength))
         }
-        return String(decoding: buffer, as: UTF8.self)  // json-c validated the UTF-8
+        return buffer
     }
 
     /// A required device id, validated on the borrowed bytes so only a valid id allocates.
@@ -43,12 +48,19 @@ extension ObjectReader {
     /// A device id value.
     @inline(__always)
     func deviceID(_ value: OpaquePointer, _ key: StaticString) throws(WireError) -> DeviceID {
+        DeviceID(validatedUTF8: try deviceBytes(value, key))
+    }
+
+    /// The bytes of a device id value, validated, borrowed from json-c.
+    @inline(__always)
+    func deviceBytes(_ value: OpaquePointer, _ key: StaticString) throws(WireError) -> UnsafeBufferPointer<UInt8> {
         let buffer = try bytes(value, key)
         do {
-            return try DeviceID(utf8: buffer)
+            try DeviceID.validate(utf8: buffer)
         } catch {
             throw WireError(field: path.appending(key), reason: .invalidIdentity(error))
         }
+        return buffer
     }
 
     /// A required gateway id.

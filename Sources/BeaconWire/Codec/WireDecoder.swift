@@ -33,6 +33,22 @@ public final class WireDecoder {
         guard size <= limit else { throw WireError(field: "", reason: .payloadTooLarge(size: size, limit: limit)) }
     }
 
+    /// Runs `read` on `bytes` as raw memory: contiguous storage is read in place; anything else
+    /// is copied once, after the size check.
+    func withRawBytes<Result>(
+        _ bytes: some Collection<UInt8>, _ read: (UnsafeRawBufferPointer) throws(WireError) -> Result
+    ) throws(WireError) -> Result {
+        try checkSize(bytes.count)
+        let inPlace = bytes.withContiguousStorageIfAvailable { buffer in
+            Swift.Result { () throws(WireError) in try read(UnsafeRawBufferPointer(buffer)) }
+        }
+        if let inPlace { return try inPlace.get() }
+        let copied = Array(bytes).withUnsafeBytes { buffer in
+            Swift.Result { () throws(WireError) in try read(buffer) }
+        }
+        return try copied.get()
+    }
+
     /// Parses `bytes` and hands the root object, version checked, to `read`.
     func read<Payload>(_ bytes: UnsafeRawBufferPointer, _ read: (ObjectReader) throws(WireError) -> Payload) throws(WireError) -> Payload {
         try checkSize(bytes.count)

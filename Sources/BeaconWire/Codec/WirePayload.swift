@@ -26,14 +26,6 @@ extension WirePayload {
 
     /// Decodes any byte collection with `decoder`'s parser and limits.
     public static func decode(_ bytes: some Collection<UInt8>, using decoder: WireDecoder) throws(WireError) -> Self {
-        try decoder.checkSize(bytes.count)
-        let result: Result<Self, WireError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(WireError) in try decode(UnsafeRawBufferPointer(buffer), using: decoder) }
-        }
-        if let result { return try result.get() }
-        let copied = Array(bytes).withUnsafeBytes { buffer in
-            Result { () throws(WireError) in try decode(buffer, using: decoder) }
-        }
-        return try copied.get()
+        try decoder.withRawBytes(bytes) { buffer throws(WireError) in try decode(buffer, using: decoder) }
     }
 }

@@ -79,41 +79,98 @@ extension SightingBatch {
     }
 
     public static func decode(_ bytes: UnsafeRawBufferPointer, using decoder: WireDecoder) throws(WireError) -> SightingBatch {
-        try decoder.read(bytes) { root throws(WireError) in
-            let gateway = try root.gatewayID("gw")
-            let sequence = try root.count("seq")
-            let sent = try root.time("sent")
-            let epoch = try root.optionalTime("epoch")
-            let list = try root.array("sightings", limit: root.limits.maxSightings)
-            var sightings: [Sighting] = []
-            sightings.reserveCapacity(list.count)
-            for index in 0..<list.count {
-                sightings.append(try Sighting(reading: list.object(at: index)))
-            }
-            return SightingBatch(gateway: gateway, sequence: sequence, sent: sent, sightings: sightings, epoch: epoch)
+        try decoder.withSightingBatch(bytes) { header, list in
+            SightingBatch(gateway: header.gateway, sequence: header.sequence, sent: header.sent,
+                          sightings: list.map(Sighting.init), epoch: header.epoch)
         }
     }
 }
 
+/// A batch's fields other than its sightings.
+public struct SightingBatchHeader: Sendable, Hashable {
+    /// The gateway that heard the sightings (`"gw"`).
+    public var gateway: GatewayID
+    /// The batch's sequence number per gateway (`"seq"`).
+    public var sequence: UInt64
+    /// When the batch was sent, Unix milliseconds (`"sent"`).
+    public var sent: Int64
+    /// The edge run the sequence belongs to (`"epoch"`), when the edge sends it.
+    public var epoch: Int64?
+}
+
+/// One sighting as decoded, validated exactly as ``Sighting`` is, with its text fields borrowed
+/// from the parsed document instead of copied into strings: valid only inside the
+/// ``WireDecoder/withSightingBatch(_:_:)`` call that hands it out.
+public struct BorrowedSighting {
+    /// The device id's UTF-8 bytes (they passed ``DeviceID/validate(utf8:)``).
+    public let device: UnsafeBufferPointer<UInt8>
+    /// When it was heard, Unix milliseconds (`"t"`).
+    public let time: Int64
+    /// Received signal strength, dBm (`"rssi"`).
+    public let rssi: Int
+    /// The advert's measured power at 1 m, dBm (`"tx"`), when present.
+    public let txPower: Int?
+    /// The advertiser's address as reported (`"addr"`, ≤ 32 bytes), when present.
+    public let address: UnsafeBufferPointer<UInt8>?
+}
+
 extension Sighting {
-    private static let power = Int64(powerRange.lowerBound)...Int64(powerRange.upperBound)
+    /// Copies a borrowed sighting into one that owns its strings.
+    public init(_ borrowed: BorrowedSighting) {
+        self.init(device: DeviceID(validatedUTF8: borrowed.device), time: borrowed.time, rssi: borrowed.rssi,
+                  txPower: borrowed.txPower, address: borrowed.address.map { String(decoding: $0, as: UTF8.self) })
+    }
+}
+
+extension WireDecoder {
+    /// Decodes a ``SightingBatch`` payload and hands `body` its header and sightings without
+    /// building a string per sighting: the aggregator's hot path. The sightings' bytes live in the
+    /// parser's document and are valid only during `body`. Throws what decoding a
+    /// ``SightingBatch`` throws, before `body` runs: a batch is decoded whole or not at all.
+    public func withSightingBatch<Result>(
+        _ bytes: UnsafeRawBufferPointer, _ body: (SightingBatchHeader, UnsafeBufferPointer<BorrowedSighting>) -> Result
+    ) throws(WireError) -> Result {
+        try read(bytes) { root throws(WireError) in
+            let header = SightingBatchHeader(
+                gateway: try root.gatewayID("gw"), sequence: try root.count("seq"), sent: try root.time("sent"),
+                epoch: try root.optionalTime("epoch"))
+            let list = try root.array("sightings", limit: root.limits.maxSightings)
+            return try withUnsafeTemporaryAllocation(of: BorrowedSighting.self, capacity: list.count) { buffer throws(WireError) in
+                for index in 0..<list.count {
+                    (buffer.baseAddress! + index).initialize(to: try BorrowedSighting(reading: list.object(at: index)))
+                }
+                return body(header, UnsafeBufferPointer(buffer))
+            }
+        }
+    }
+
+    /// ``withSightingBatch(_:_:)`` over any byte collection (read in place when contiguous).
+    public func withSightingBatch<Result>(
+        _ bytes: some Collection<UInt8>, _ body: (SightingBatchHeader, UnsafeBufferPointer<BorrowedSighting>) -> Result
+    ) throws(WireError) -> Result {
+        try withRawBytes(bytes) { buffer throws(WireError) in try withSightingBatch(buffer, body) }
+    }
+}
+
+extension BorrowedSighting {
+    private static let power = Int64(Sighting.powerRange.lowerBound)...Int64(Sighting.powerRange.upperBound)
 
     /// Reads one sighting in a single pass over its members: this runs once per advertising
     /// report, and one walk is cheaper than five hashed key lookups.
     @inline(__always)
     init(reading item: ObjectReader) throws(WireError) {
-        var device: DeviceID?
+        var device: UnsafeBufferPointer<UInt8>?
         var time: Int64?
         var rssi: Int64?
         var txPower: Int64?
-        var address: String?
+        var address: UnsafeBufferPointer<UInt8>?
         var entry = bn_json_object_first(item.object)
         while let member = entry {
             let key = bn_json_entry_key(member)!
             let value = bn_json_entry_value(member)
             switch UInt8(bitPattern: key[0]) {
             case UInt8(ascii: "d") where key.matches("dev"):
-                device = try item.deviceID(item.present(value, "dev", .string), "dev")
+                device = try item.deviceBytes(item.present(value, "dev", .string), "dev")
             case UInt8(ascii: "t") where key.matches("t"):
                 time = try item.integer(item.present(value, "t", .integer), "t", in: item.timeBounds, unit: ObjectReader.timeUnit)
             case UInt8(ascii: "t") where key.matches("tx"):
@@ -121,7 +178,7 @@ extension Sighting {
             case UInt8(ascii: "r") where key.matches("rssi"):
                 rssi = try item.integer(item.present(value, "rssi", .integer), "rssi", in: Self.power, unit: "dBm")
             case UInt8(ascii: "a") where key.matches("addr"):
-                if let value { address = try item.string(value, "addr", maxLength: Self.maxAddressLength) }
+                if let value { address = try item.bytes(value, "addr", maxLength: Sighting.maxAddressLength) }
             default:
                 break  // a field from a newer edge
             }
