@@ -36,6 +36,21 @@ struct EvaluatorTests {
         // 200 s inside; wrong for 2 s (not yet entered) + 3 s (old section) = 195/200.
         #expect(abs(r.sectionAccuracy - 195.0 / 200) < 1e-9)
         #expect(abs(r.storeAccuracy - 198.0 / 200) < 1e-9)
+        // Both delays fall inside the 3 s after a true change (6 s of the 200): settled, all right.
+        #expect(abs(r.settlingShare - 6.0 / 200) < 1e-9)
+        #expect(r.settledSectionAccuracy == 1)
+    }
+
+    @Test("settled accuracy counts only what stays wrong past the settling time")
+    func settled() {
+        let truths = [truth(0, 1, 1), truth(100, 1, 2), truth(200, nil, nil)]
+        // The move to section 2 is reported 5 s late: wrong 100–105 s, of which 103–105 s is settled time.
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1), report(105, .exit, 1, 1), report(105, .enter, 1, 2),
+                       report(200, .exit, 1, 2), report(200, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 400_000)
+        #expect(abs(r.sectionAccuracy - 195.0 / 200) < 1e-9)
+        #expect(abs(r.settledSectionAccuracy - 192.0 / 194) < 1e-9)
+        #expect(abs(r.settlingShare - 6.0 / 200) < 1e-9)
     }
 
     @Test("flaps, false exits and missed changes are counted")

@@ -53,4 +53,5 @@ echo "Evaluation against the simulator's ground truth ($((seconds * rate)) simul
 "$bin/beacon-aggregator" replay --config "$work/chain-nearest.json" "$work/sightings.txt" > "$work/nearest.txt" 2>/dev/null
 "$bin/beacon-sim" evaluate --truth "$work/truth.txt" --events "$work/events.txt" --label "beaconnet"
 "$bin/beacon-sim" evaluate --truth "$work/truth.txt" --events "$work/nearest.txt" --label "nearest gateway" --no-header
-echo "(section%: time-weighted share of in-store time in the right section; latencies: true crossing → event)"
+echo "(section%: time-weighted share of in-store time in the right section; settled%: the same over the time more than 3 s"
+echo " after a true change; settling%: the share of in-store time within 3 s of one; latencies: true crossing → event)"

@@ -26,6 +26,14 @@ public struct EvaluationReport: Sendable, Equatable {
     public var sectionAccuracy = 0.0
     /// Share of in-store time during which the reported store equals the true one.
     public var storeAccuracy = 0.0
+    /// ``sectionAccuracy`` over the in-store time more than ``Evaluator/settleTime`` after the
+    /// device's last true change: how often the rule is wrong once a device has stayed put, apart
+    /// from the delay of any causal decision just after a move.
+    public var settledSectionAccuracy = 0.0
+    /// Share of in-store time within ``Evaluator/settleTime`` of a true change, where the
+    /// decision delay is paid: with a delay of about that long, even an otherwise perfect rule
+    /// scores at most 1 − this share.
+    public var settlingShare = 0.0
     /// True section changes (stays of at least ``Evaluator/minimumStay``) and their latencies, ms.
     public var sectionChangeLatencies: [Int64] = []
     public var missedSectionChanges = 0
@@ -64,12 +72,16 @@ public struct EvaluationReport: Sendable, Equatable {
 public enum Evaluator {
     /// Section stays shorter than this are passing through, not a change to detect, ms.
     public static let minimumStay: Int64 = 5000
+    /// How long after a true change the reported state is counted as settling, not settled, ms:
+    /// about the section-change latency the issue allows (3 s).
+    public static let settleTime: Int64 = 3000
 
     public static func evaluate(truth: [TruthChange], reported: [ReportedTransition], end: Int64) -> EvaluationReport {
         var report = EvaluationReport()
         let truthByDevice = Dictionary(grouping: truth.sorted { $0.time < $1.time }, by: \.device)
         let reportedByDevice = Dictionary(grouping: reported.sorted { $0.time < $1.time }, by: \.device)
         var inStore: Int64 = 0, sectionRight: Int64 = 0, storeRight: Int64 = 0
+        var settled: Int64 = 0, settledRight: Int64 = 0
 
         for device in Set(truthByDevice.keys).union(reportedByDevice.keys).sorted() {
             let truths = truthByDevice[device] ?? []
@@ -99,18 +111,25 @@ public enum Evaluator {
             // Time-weighted accuracy, integrated piecewise over truth and report change points.
             let cuts = (truths.map(\.time) + timeline.map(\.0) + [end]).filter { $0 <= end }.sorted()
             var trueState: (StoreNumber?, SectionNumber?) = (nil, nil)
+            var changed: Int64 = .min
             var ti = 0
             for (a, b) in zip(cuts, cuts.dropFirst()) where b > a {
                 while ti < truths.count && truths[ti].time <= a {
                     trueState = (truths[ti].store, truths[ti].section)
+                    changed = truths[ti].time
                     ti += 1
                 }
                 guard trueState.0 != nil else { continue }
                 let seen = reportedAt(a)
+                let calm = b - min(b, max(a, changed + settleTime))  // the part past the settling time
                 inStore += b - a
+                settled += calm
                 if seen.0 == trueState.0 {
                     storeRight += b - a
-                    if seen.1 == trueState.1 { sectionRight += b - a }
+                    if seen.1 == trueState.1 {
+                        sectionRight += b - a
+                        settledRight += calm
+                    }
                 }
             }
 
@@ -194,6 +213,8 @@ public enum Evaluator {
         report.deviceHours = Double(inStore) / 3_600_000
         report.sectionAccuracy = inStore > 0 ? Double(sectionRight) / Double(inStore) : 0
         report.storeAccuracy = inStore > 0 ? Double(storeRight) / Double(inStore) : 0
+        report.settledSectionAccuracy = settled > 0 ? Double(settledRight) / Double(settled) : 0
+        report.settlingShare = inStore > 0 ? Double(inStore - settled) / Double(inStore) : 0
         return report
     }
 }

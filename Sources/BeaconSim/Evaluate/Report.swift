@@ -1,7 +1,7 @@
 /// The evaluation table `beacon-sim evaluate` prints.
 public enum Report {
     /// Column headers, aligned with ``row(_:_:)``.
-    public static let header = "rule                      section%  store%  change p50/p95 s  enter p50/p95 s  exit p50/p95 s  missed chg/ent/exit  false ent/exit  flaps/dev-h"
+    public static let header = "rule                      section%  settled%  settling%  store%  change p50/p95 s  enter p50/p95 s  exit p50/p95 s  missed chg/ent/exit  false ent/exit  flaps/dev-h"
 
     /// One row: the rule's name and its scores.
     public static func row(_ name: String, _ r: EvaluationReport) -> String {
@@ -12,6 +12,8 @@ public enum Report {
         return [
             name.padding(toLength: 25, withPad: " ", startingAt: 0),
             String(format: "%8.1f", r.sectionAccuracy * 100),
+            String(format: "%9.1f", r.settledSectionAccuracy * 100),
+            String(format: "%10.1f", r.settlingShare * 100),
             String(format: "%7.1f", r.storeAccuracy * 100),
             pair(r.sectionChangeLatencies).leftPadded(17),
             pair(r.enterLatencies).leftPadded(16),
