@@ -76,6 +76,27 @@ struct EngineTests {
         #expect(d.states.last?.state == .outside)
     }
 
+    @Test("a device forgotten 10 min after leaving frees its track; the next device and the first one's return are told apart")
+    func forgetAndReuse() throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
+        #expect(d.engine.trackedDevices == 1)
+        d.silence(from: t0 + 5000, to: t0 + 5000 + 11 * 60_000)
+        #expect(d.transitions == ["enter 1", "enter 1/10", "exit 1/10", "exit 1"])
+        #expect(d.engine.trackedDevices == 0 && d.engine.current(Fixture.phone) == nil)
+        d.clear()
+        // The tag takes the freed track; then the phone comes back, to another section.
+        let t1 = t0 + 5000 + 11 * 60_000
+        d.hear(Fixture.tag, ["gw-h": -60], from: t1, to: t1 + 5000)
+        d.hear(Fixture.phone, ["gw-c": -60], from: t1 + 5000, to: t1 + 10000)
+        #expect(d.engine.trackedDevices == 2)
+        #expect(d.transitionEvents.map(\.device) == [Fixture.tag, Fixture.tag, Fixture.phone, Fixture.phone])
+        #expect(d.transitions == ["enter 2", "enter 2/1", "enter 1", "enter 1/30"])
+        let chain = d.engine.chain
+        #expect(d.engine.current(Fixture.tag)?.section == chain.sectionIndex(store: 2, section: 1))
+        #expect(d.engine.current(Fixture.phone)?.section == chain.sectionIndex(store: 1, section: 30))
+    }
+
     @Test("adaptive exit: a chatty device exits well before 30 s, never before exit_min_s")
     func adaptiveExit() throws {
         var d = Driver(try Fixture.engine { $0.exitRule = .adaptive; $0.exitMinSeconds = 6 })
