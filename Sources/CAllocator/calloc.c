@@ -28,11 +28,16 @@ extern void *__libc_calloc(size_t count, size_t size);
 // glibc's tcache holds blocks up to 1032 bytes; above that malloc takes its general path anyway.
 #define BN_CACHED_LIMIT 1024
 
-// -1: not decided yet; 0: glibc's calloc; 1: through malloc. Decided on the first call (the
-// environment is in place before any allocation); a race only repeats the same decision.
+// -1: not decided yet; 0: glibc's calloc; 1: through malloc. Decided on the first call once the
+// environment is in place; a race between threads only repeats the same decision.
 static int bn_mode = -1;
 
+extern char **environ;
+
 static int bn_decide(void) {
+    // A call before the C library has set up the environment (the dynamic linker's own early
+    // allocations) takes glibc's calloc and decides nothing, so the switch is never missed.
+    if (environ == NULL) return 0;
     const char *off = getenv("BEACONNET_NO_ALLOCATOR_TUNING");
     bn_mode = (off != NULL && off[0] != '\0') ? 0 : 1;
     return bn_mode;
