@@ -91,6 +91,19 @@ struct ProcessorTests {
         #expect(mixed.counters.sightings == alone.counters.sightings)
     }
 
+    @Test("a batch at the sighting limit (4 000 devices) is processed whole, ids kept apart")
+    func batchAtTheLimit() throws {
+        var p = try Self.processor()
+        let devices = try (0..<WireLimits.default.maxSightings).map { try DeviceID("ib-\(Fixture.uuid)-9-\($0)") }
+        let sightings = devices.map { Sighting(device: $0, time: Self.t0 + 500, rssi: -60, txPower: -59, address: "AA:BB:CC:DD:EE:FF") }
+        let payload = SightingBatch(gateway: try GatewayID("gw-a"), sequence: 0, sent: Self.t0 + 1000, sightings: sightings).encoded()
+        var out: [Outbound] = []
+        #expect(p.handle(topic: "beaconnet/sightings/1/gw-a", payload: payload, now: nil, into: &out) == .accepted)
+        #expect(p.counters.sightings == UInt64(devices.count))
+        #expect(p.engine.trackedDevices == devices.count)
+        #expect(p.engine.current(devices[1234]) != nil)
+    }
+
     @Test("a batch from the future (a broken gateway clock) is refused in live mode")
     func futureBatch() throws {
         var p = try Self.processor()
