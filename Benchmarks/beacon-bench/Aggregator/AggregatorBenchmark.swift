@@ -77,7 +77,7 @@ struct AggregatorBenchmark: AsyncParsableCommand {
     /// processed rate, on the same batches in the same run.
     func endToEnd() async throws {
         let traffic = try AggregatorTraffic(stores: 100, devices: 10_000, advertsPerSecond: adverts, seconds: seconds, start: Int64(Date().timeIntervalSince1970 * 1000) - Int64(seconds) * 1000)
-        print("\nend to end through mosquitto (QoS 1 subscriptions, 4 QoS 0 publishing tasks): \(traffic.messages.count) batches, \(traffic.sightings) sightings")
+        print("\nend to end through mosquitto (QoS 1 subscriptions; load: one QoS 0 publisher writing 64 KiB at a time): \(traffic.messages.count) batches, \(traffic.sightings) sightings")
         try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0", "max_inflight_messages 0"])) { broker in
             try await endToEnd(traffic, through: broker)
         }
@@ -92,6 +92,8 @@ struct AggregatorBenchmark: AsyncParsableCommand {
         let raw = MQTTClient(configuration: config, logger: logger)
         try await raw.connect()
         let subscription = try await raw.subscribe(to: ["beaconnet/sightings/+/+"], qos: .atLeastOnce)
+        // The load: every batch as a QoS 0 PUBLISH, encoded before any clock starts (see RawMQTTStream).
+        let stream = RawMQTTStream(traffic.messages, clientID: "bench-pub")
         let clock = ContinuousClock()
         let rawStart = clock.now
         let counting = Task { () -> Int in
@@ -102,7 +104,7 @@ struct AggregatorBenchmark: AsyncParsableCommand {
             }
             return n
         }
-        try await publish(traffic, to: broker, logger: logger)
+        try await stream.send(host: broker.host, port: broker.port)
         let received = await counting.value
         let rawSeconds = (clock.now - rawStart).seconds
         let dropped = subscription.droppedMessages
@@ -119,7 +121,7 @@ struct AggregatorBenchmark: AsyncParsableCommand {
         let running = Task { try await group.run() }
         try await Task.sleep(for: .milliseconds(500))
         let aggStart = clock.now
-        try await publish(traffic, to: broker, logger: logger)
+        try await stream.send(host: broker.host, port: broker.port)
         let deadline = clock.now + .seconds(120)
         while service.processedSightings < UInt64(traffic.sightings) && clock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
@@ -132,24 +134,6 @@ struct AggregatorBenchmark: AsyncParsableCommand {
         print("  broker raw delivery to a plain subscriber: \(formatRate(rawRate)) sightings (\(received)/\(traffic.messages.count) batches, \(dropped) dropped)")
         print("  aggregator processed:                      \(formatRate(aggRate)) sightings (\(processed)/\(traffic.sightings) sightings)")
         print("  ratio aggregator / raw: \(String(format: "%.2f", aggRate / rawRate))×  (targets: ≥ 400 000/s and ≥ 0.5×)")
-    }
-
-    func publish(_ traffic: AggregatorTraffic, to broker: Broker, logger: Logger) async throws {
-        let lanes = 4
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for lane in 0..<lanes {
-                group.addTask {
-                    let client = MQTTClient(configuration: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "bench-pub-\(lane)"), logger: logger)
-                    try await client.connect()
-                    // Each lane owns whole gateways, so every gateway's batches stay in order.
-                    for (i, m) in traffic.messages.enumerated() where (i % traffic.chain.gateways.count) % lanes == lane {
-                        try await client.publish(to: m.topic, payload: m.payload, qos: .atMostOnce, retain: false)
-                    }
-                    await client.disconnect()
-                }
-            }
-            try await group.waitForAll()
-        }
     }
 
     /// Resident bytes per tracked device with 100 000 devices heard by 4 gateways each.
