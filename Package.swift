@@ -44,9 +44,12 @@ let package = Package(
         // Pure Swift, no I/O: identities, adverts, regions, proximity, filters.
         .target(name: "BeaconCore", swiftSettings: strict),
         // Topics and payloads (json-c): the only module that knows the wire.
-        // calloc through malloc's per-thread cache (json-c's hot path; see Sources/CAllocator/calloc.c).
+        .target(name: "BeaconWire", dependencies: ["BeaconCore", "CJSONC"], swiftSettings: strict),
+        // The executables' allocator settings: a glibc tunable, and a calloc through malloc's
+        // per-thread cache (json-c's hot path; see Sources/CAllocator/calloc.c). Only BeaconNet's
+        // own executables link these: a library must not replace its user's calloc.
         .target(name: "CAllocator"),
-        .target(name: "BeaconWire", dependencies: ["BeaconCore", "CJSONC", "CAllocator"], swiftSettings: strict),
+        .target(name: "BeaconAllocator", dependencies: ["CAllocator"], swiftSettings: strict),
         // Swift client over libmosquitto.
         .target(
             name: "BeaconMQTT",
@@ -81,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-edge",
             dependencies: [
-                "BeaconEdge", "BeaconCore",
+                "BeaconEdge", "BeaconCore", "BeaconAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -90,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-aggregator",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconAggregator",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconAggregator", "BeaconAllocator",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,6 +113,7 @@ let package = Package(
             name: "beacon-bench",
             dependencies: [
                 "BeaconCore", "BeaconWire", "CJSONC", "BeaconEdge", "BeaconAggregator", "BeaconSim", "BeaconMQTT", "BrokerHarness",
+                "BeaconAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -139,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "BeaconWireTests",
             dependencies: [
-                "BeaconWire", "BeaconCore",
+                "BeaconWire", "BeaconCore", "BeaconAllocator",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict),

@@ -11,8 +11,13 @@
 // Mechanism: a calloc defined in the executable interposes the C library's for the whole process
 // (the dynamic linker looks in the executable first); blocks still come from glibc's malloc, so
 // free() and realloc() need no change. Large requests (beyond the cache's largest block) keep
-// glibc's calloc, which skips the memset for fresh pages. BEACONNET_NO_ALLOCATOR_TUNING=1
-// switches this off at start-up, as it does the tcache tunable.
+// glibc's calloc, which skips the memset for fresh pages. BEACONNET_NO_ALLOCATOR_TUNING (set to
+// anything) switches this off at start-up, as it does the tcache tunable.
+//
+// Only BeaconNet's executables link this (the BeaconAllocator target), never a library product.
+// It assumes glibc's malloc is the process's allocator: it is compiled out under the address and
+// thread sanitizers, and does not mix with an allocator loaded by LD_PRELOAD (jemalloc, tcmalloc,
+// heaptrack): their free() would receive glibc's blocks.
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -20,7 +25,13 @@
 
 #include "bn_allocator.h"
 
-#if defined(__GLIBC__) && defined(__linux__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BN_SANITIZED 1
+#endif
+#endif
+
+#if defined(__GLIBC__) && defined(__linux__) && !defined(BN_SANITIZED)
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
@@ -29,7 +40,7 @@ extern void *__libc_calloc(size_t count, size_t size);
 #define BN_CACHED_LIMIT 1024
 
 // -1: not decided yet; 0: glibc's calloc; 1: through malloc. Decided on the first call once the
-// environment is in place; a race between threads only repeats the same decision.
+// environment is in place; threads that race only store the same decision (relaxed atomics).
 static int bn_mode = -1;
 
 extern char **environ;
@@ -38,9 +49,9 @@ static int bn_decide(void) {
     // A call before the C library has set up the environment (the dynamic linker's own early
     // allocations) takes glibc's calloc and decides nothing, so the switch is never missed.
     if (environ == NULL) return 0;
-    const char *off = getenv("BEACONNET_NO_ALLOCATOR_TUNING");
-    bn_mode = (off != NULL && off[0] != '\0') ? 0 : 1;
-    return bn_mode;
+    int mode = getenv("BEACONNET_NO_ALLOCATOR_TUNING") != NULL ? 0 : 1;
+    __atomic_store_n(&bn_mode, mode, __ATOMIC_RELAXED);
+    return mode;
 }
 
 void *calloc(size_t count, size_t size) {
@@ -49,7 +60,7 @@ void *calloc(size_t count, size_t size) {
         errno = ENOMEM;
         return NULL;
     }
-    int mode = bn_mode;
+    int mode = __atomic_load_n(&bn_mode, __ATOMIC_RELAXED);
     if (mode < 0) mode = bn_decide();
     if (mode == 0 || total > BN_CACHED_LIMIT) return __libc_calloc(count, size);
     void *block = __libc_malloc(total);
@@ -58,7 +69,7 @@ void *calloc(size_t count, size_t size) {
 }
 
 int bn_calloc_through_cache(void) {
-    int mode = bn_mode;
+    int mode = __atomic_load_n(&bn_mode, __ATOMIC_RELAXED);
     if (mode < 0) mode = bn_decide();
     return mode;
 }

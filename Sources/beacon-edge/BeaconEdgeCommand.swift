@@ -1,3 +1,4 @@
+import BeaconAllocator
 import ArgumentParser
 import BeaconWire
 import BeaconCore

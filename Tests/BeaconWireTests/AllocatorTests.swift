@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Testing
-import BeaconWire
+import BeaconAllocator
 
 /// BeaconNet's calloc (Sources/CAllocator): small blocks come from malloc's per-thread cache, where
 /// freed blocks keep their old bytes, so it must zero them itself; sizes that overflow fail.

@@ -1,3 +1,4 @@
+import BeaconAllocator
 import BeaconWire
 import Foundation
 

@@ -22,6 +22,7 @@ struct RawMQTTStream: Sendable {
         out.reserveCapacity(messages.reduce(64) { $0 + $1.topic.utf8.count + $1.payload.count + 8 })
         // CONNECT: protocol "MQTT", level 4, clean session, keep-alive 60 s, client id.
         let id = Array(clientID.utf8)
+        precondition(id.count <= 100, "the CONNECT's remaining length is written as one byte")
         var connect: [UInt8] = [0, 4] + Array("MQTT".utf8) + [4, 0x02, 0, 60]
         connect += [UInt8(id.count >> 8), UInt8(id.count & 0xFF)] + id
         Self.append(0x10, connect.count, to: &out)
@@ -76,7 +77,7 @@ struct RawMQTTStream: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, host, &address.sin_addr)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw Failure(description: "not an IPv4 address: \(host)") }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -108,7 +109,8 @@ struct RawMQTTStream: Sendable {
         try chunk.withUnsafeBytes { buffer in
             var sent = 0
             while sent < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + sent, buffer.count - sent)
+                // MSG_NOSIGNAL: a broker that drops the connection is an error here, not SIGPIPE.
+                let n = Glibc.send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw Failure(description: "write: \(String(cString: strerror(errno)))")

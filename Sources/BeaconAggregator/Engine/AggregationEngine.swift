@@ -102,10 +102,10 @@ public struct AggregationEngine: Sendable {
         }
     }
 
-    /// The same for sightings whose device ids are borrowed bytes (the service's hot path: no
-    /// string per sighting).
+    /// The same for sightings whose device ids are borrowed bytes that passed
+    /// ``DeviceID/validate(utf8:)`` (the message processor's hot path: no string per sighting).
     @discardableResult
-    public mutating func ingest(
+    mutating func ingest(
         gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64? = nil, observations: UnsafeBufferPointer<ObservationRef>,
         into out: inout [EngineOutput]
     ) -> BatchOutcome {

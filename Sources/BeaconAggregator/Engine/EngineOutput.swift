@@ -2,17 +2,18 @@ public import BeaconCore
 
 /// A sighting as the engine's hot path takes it: the device id as bytes borrowed for the call
 /// (the UTF-8 of a valid ``DeviceID``), so that no string is built per sighting.
-public struct ObservationRef {
+/// Internal: the bytes are trusted (the message processor validated them).
+struct ObservationRef {
     /// The device id's bytes, valid for the call they are passed to.
-    public var device: UnsafeBufferPointer<UInt8>
+    var device: UnsafeBufferPointer<UInt8>
     /// Event time, Unix ms (the sighting's `t`).
-    public var time: Int64
+    var time: Int64
     /// Raw RSSI as the gateway reported it, dBm.
-    public var rssi: Int
+    var rssi: Int
     /// Measured power at 1 m from the advert, dBm, when it carried one.
-    public var measuredPower: Int?
+    var measuredPower: Int?
 
-    public init(device: UnsafeBufferPointer<UInt8>, time: Int64, rssi: Int, measuredPower: Int? = nil) {
+    init(device: UnsafeBufferPointer<UInt8>, time: Int64, rssi: Int, measuredPower: Int? = nil) {
         self.device = device
         self.time = time
         self.rssi = rssi

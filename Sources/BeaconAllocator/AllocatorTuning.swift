@@ -14,10 +14,11 @@ import Glibc
 /// in its environment.
 ///
 /// json-c's objects also ``callocThroughCache``: glibc's calloc bypasses that cache, so
-/// `Sources/CAllocator/calloc.c` gives every BeaconNet executable a calloc that serves small
-/// blocks through malloc (measured: the aggregator's in-process rate rises by ~20–30 %).
+/// `Sources/CAllocator/calloc.c` gives the executables that link this module (beacon-aggregator,
+/// beacon-edge, beacon-bench — never a library) a calloc that serves small blocks through malloc
+/// (measured: the aggregator's in-process rate rises by ~20–30 %).
 ///
-/// Set `BEACONNET_NO_ALLOCATOR_TUNING=1` to run with glibc's defaults for both.
+/// Set `BEACONNET_NO_ALLOCATOR_TUNING` (to anything) to run with glibc's defaults for both.
 public enum AllocatorTuning {
     /// The tunable, as it goes into `GLIBC_TUNABLES`.
     public static let tunable = "glibc.malloc.tcache_count=2048"
