@@ -151,8 +151,8 @@ extension AggregationEngine {
         tracks[ti].streetTime = t
         var p = tracks[ti].streetP
         // Predict: only a street-door section leads out.
-        let atDoor = tracks[ti].state != .inside || tracks[ti].section < 0
-            || model.sections.local[tracks[ti].section].map { model.doorSections.contains($0) } ?? true
+        let own = tracks[ti].section >= 0 ? model.sections.local[tracks[ti].section] : nil
+        let atDoor = tracks[ti].state != .inside || own.map { model.doorSections.contains($0) } ?? true
         if !atDoor && p < Street.negligible {
             // Deep in the store and nowhere near leaving: the walk to the door comes first.
             tracks[ti].streetP = 0
@@ -167,7 +167,7 @@ extension AggregationEngine {
         // the best in-store position may stop once one position reaches it.
         let floor = Street.floorProbability
         let cutoff = -log(floor * (1 - p) / (p * (1 - floor))) / weight
-        if let evidence = streetEvidence(ti, model: model, at: t, insideCutoff: weight * cutoff <= 50 ? cutoff : .infinity) {
+        if let evidence = streetEvidence(ti, model: model, section: own, at: t, insideCutoff: weight * cutoff <= 50 ? cutoff : .infinity) {
             let ratio = exp(max(-50, min(50, weight * evidence)))
             p = p * ratio / (p * ratio + (1 - p))
         }
@@ -177,10 +177,10 @@ extension AggregationEngine {
 
     /// log p(readings | street) − log p(readings | inside), each at its best position; nil when no
     /// link of the store is fresh. When some in-store position beats the street by
-    /// `insideCutoff` the search stops there (the device's own section is tried first), and the
-    /// result is only known to be ≤ −`insideCutoff`. Scratch space is on the stack: this runs
-    /// once a second for every device near a street door.
-    func streetEvidence(_ ti: Int, model: StreetModel, at t: Int64, insideCutoff: Double = .infinity) -> Double? {
+    /// `insideCutoff` the search stops there (the device's own `section`, local, is tried first),
+    /// and the result is only known to be ≤ −`insideCutoff`. Scratch space is on the stack: this
+    /// runs once a second for every device near a street door.
+    func streetEvidence(_ ti: Int, model: StreetModel, section own: Int?, at t: Int64, insideCutoff: Double = .infinity) -> Double? {
         withUnsafeTemporaryAllocation(of: FreshLink.self, capacity: DeviceTrack.maxLinks) { buffer -> Double? in
             let n = freshLinks(ti, at: t, into: buffer)
             guard n > 0 else { return nil }
@@ -200,7 +200,6 @@ extension AggregationEngine {
                 }
                 let missed = UnsafeBufferPointer(rebasing: scratch[..<m])
                 let street = Self.bestLogLikelihood(fresh, missed: missed, power: power, table: model.pathLoss)
-                let own = tracks[ti].section >= 0 ? model.sections.local[tracks[ti].section] : nil
                 let inside = Self.bestLogLikelihood(
                     fresh, missed: missed, power: power, table: model.insideLoss,
                     first: own.map { model.insidePositions[$0] } ?? 0..<0, enough: street + insideCutoff)

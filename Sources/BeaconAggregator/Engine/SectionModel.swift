@@ -15,8 +15,6 @@ struct SectionModel: Sendable {
     let local: [Int: Int]
     /// `pathLoss[g local][s local]`, dB (negative).
     let pathLoss: [[Double]]
-    /// Gateway global index → local index.
-    let gatewayLocal: [Int: Int]
     /// Local neighbours of each local section (all others when the store has no adjacency).
     let neighbours: [[Int]]
 
@@ -31,9 +29,6 @@ struct SectionModel: Sendable {
         for (i, s) in sections.enumerated() { local[s] = i }
         self.local = local
         let gateways = chain.stores[store].gateways
-        var gatewayLocal: [Int: Int] = [:]
-        for (i, g) in gateways.enumerated() { gatewayLocal[g] = i }
-        self.gatewayLocal = gatewayLocal
 
         let centres: [Chain.Point?] = sections.map { s in
             if let polygon = chain.sections[s].polygon, polygon.count >= 3 { return Self.centroid(polygon) }

@@ -143,23 +143,24 @@ public struct MessageProcessor {
         if let now, batch.sent > now + Self.maxFuture {
             return (reject(topic: topic, reason: "future_time", detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "sent", payload: payload, now: now, into: &out), [])
         }
-        // One absurd timestamp costs that sighting, not its batch.
-        let inTime = { (s: BorrowedSighting) in s.time >= batch.sent - Self.maxSightingAge && s.time <= batch.sent + Self.maxSightingLead }
-        let badTime = sightings.count { !inTime($0) }
-        if badTime > 0 {
-            _ = reject(topic: topic, reason: "sighting_time", detail: "\(badTime) sighting(s) more than 60 s before or 2 s after the batch's sent time were dropped", field: "sightings[].t", payload: payload, now: now, into: &out)
-        }
+        // One absurd timestamp costs that sighting, not its batch; the reject is booked before the
+        // engine moves event time on.
         var outputs: [EngineOutput] = []
-        withUnsafeTemporaryAllocation(of: ObservationRef.self, capacity: sightings.count) { buffer in
+        let badTime = withUnsafeTemporaryAllocation(of: ObservationRef.self, capacity: sightings.count) { buffer in
             var count = 0
-            for s in sightings where inTime(s) {
+            for s in sightings where s.time >= batch.sent - Self.maxSightingAge && s.time <= batch.sent + Self.maxSightingLead {
                 (buffer.baseAddress! + count).initialize(to: ObservationRef(device: s.device, time: s.time, rssi: s.rssi, measuredPower: s.txPower))
                 count += 1
+            }
+            let badTime = sightings.count - count
+            if badTime > 0 {
+                _ = reject(topic: topic, reason: "sighting_time", detail: "\(badTime) sighting(s) more than 60 s before or 2 s after the batch's sent time were dropped", field: "sightings[].t", payload: payload, now: now, into: &out)
             }
             let observations = UnsafeBufferPointer(rebasing: buffer[..<count])
             if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, observations: observations, into: &outputs) == .accepted {
                 counters.sightings += UInt64(count)
             }
+            return badTime
         }
         return (badTime > 0 ? .rejected(reason: "sighting_time", detail: "\(badTime) sighting(s) dropped") : .accepted, outputs)
     }
