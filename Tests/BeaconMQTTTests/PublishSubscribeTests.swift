@@ -58,6 +58,56 @@ struct PublishSubscribeTests {
         }
     }
 
+    @Test("disconnecting in the middle of a QoS 1 stream loses nothing: the old session's messages and the resumed session's are every message")
+    func disconnectMidStream() async throws {
+        // No queue limit: the test is about the client, not about the broker dropping a backlog.
+        try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0"])) { broker in
+            var durable = configuration(for: broker, clientID: "durable-mid")
+            durable.cleanSession = false
+            let first = MQTTClient(configuration: durable, logger: testLogger)
+            let taken = try first.declareSubscription(to: ["mid/#"], qos: .atLeastOnce)
+            try await first.connect()
+            // Four publishers keep the stream dense, so messages are in flight as it disconnects.
+            var publishers: [MQTTClient] = []
+            for lane in 0..<4 { publishers.append(try await connectedClient(configuration(for: broker, clientID: "pub-mid-\(lane)"))) }
+            let total = 6000
+            let publishing = Task { [publishers] in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (lane, publisher) in publishers.enumerated() {
+                        group.addTask {
+                            for index in stride(from: lane, to: total, by: publishers.count) {
+                                try await publisher.publish(to: "mid/\(lane)", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false)
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            // Part of the stream, then a disconnect while it still flows. The broker has the
+            // acknowledged messages off its books, so each must reach this subscription.
+            var seen = Set(try await collect(300, from: taken).map(\.payload.text))
+            await first.disconnect()
+            for await message in taken { seen.insert(message.payload.text) }
+            try await publishing.value
+            // The rest waited at the broker for the session.
+            let second = MQTTClient(configuration: durable, logger: testLogger)
+            let resumed = try second.declareSubscription(to: ["mid/#"], qos: .atLeastOnce)
+            try await second.connect()
+            let before = seen
+            let all = try await withTimeout(.seconds(20), "the resumed session completing the stream") {
+                var seen = before
+                for await message in resumed {
+                    seen.insert(message.payload.text)
+                    if seen.count == total { break }
+                }
+                return seen
+            }
+            #expect(all == Set((0..<total).map { "\($0)" }))
+            await second.disconnect()
+            for publisher in publishers { await publisher.disconnect() }
+        }
+    }
+
     @Test("a cancelled consumer of a persistent session leaves the subscription at the broker; unsubscribe removes it")
     func cancelledConsumerKeepsSession() async throws {
         try await withBroker { broker in

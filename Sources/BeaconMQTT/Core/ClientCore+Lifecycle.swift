@@ -237,7 +237,9 @@ extension ClientCore {
                 listeners: Array(state.listeners.values))
             state.connectWaiter = nil
             state.subscriptions = [:]
-            state.routing = []
+            // Routing stays until the network thread has stopped: a QoS 1 message it reads during
+            // the disconnect is already acknowledged, so the broker will not send it again, and
+            // it must still reach its subscription (see finishClose).
             state.listeners = [:]
             return closing
         }
@@ -254,6 +256,7 @@ extension ClientCore {
                 state.pending = [:]
                 state.early = [:]
                 state.internalMids = []
+                state.routing = []
             }
             return Array(state.pending.values)
         }
