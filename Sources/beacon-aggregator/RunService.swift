@@ -97,7 +97,7 @@ struct RunService: AsyncParsableCommand {
         mqtt.username = username
         mqtt.password = password
         if let tlsCA { mqtt.tls = MQTTTLSConfiguration(caFile: tlsCA, certFile: tlsCert, keyFile: tlsKey) }
-        mqtt.inboundBufferCapacity = 200_000
+        mqtt.inboundBufferCapacity = AggregatorSettings.inboundBuffer
         guard sessionExpiry >= 0, sessionExpiry <= Double(UInt32.max) else { throw ValidationError("--session-expiry \(sessionExpiry) is not 0 … \(UInt32.max) seconds") }
         mqtt.cleanSession = sessionExpiry == 0
         mqtt.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))

@@ -249,6 +249,93 @@ struct PublishSubscribeTests {
         }
     }
 
+    @Test("pauseReading: a slow consumer loses nothing; the client holds its capacity and the broker queues the rest")
+    func slowConsumerPausesReading() async throws {
+        try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0"])) { broker in
+            var subscriberConfiguration = configuration(for: broker, clientID: "paused")
+            subscriberConfiguration.inboundBufferCapacity = 10
+            subscriberConfiguration.inboundOverflow = .pauseReading
+            let subscriber = try await connectedClient(subscriberConfiguration)
+            let publisher = try await connectedClient(configuration(for: broker, clientID: "fast"))
+            let subscription = try await subscriber.subscribe(to: ["flood"], qos: .atLeastOnce)
+            for index in 0..<300 {
+                try await publisher.publish(to: "flood", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false)
+            }
+            // Nobody has read yet: the network thread fills the buffer and waits there.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while (subscription.waitingMessages ?? 0) < 10, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(subscription.waitingMessages == 10)
+            let all = try await collect(300, from: subscription)
+            #expect(all.map(\.payload.text) == (0..<300).map { "\($0)" })
+            #expect(subscription.droppedMessages == 0)
+            await publisher.disconnect()
+            await subscriber.disconnect()
+        }
+    }
+
+    @Test("pauseReading: disconnecting while the network thread waits on a full buffer ends promptly and keeps what was read")
+    func disconnectWhilePaused() async throws {
+        try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0"])) { broker in
+            var subscriberConfiguration = configuration(for: broker, clientID: "paused")
+            subscriberConfiguration.inboundBufferCapacity = 5
+            subscriberConfiguration.inboundOverflow = .pauseReading
+            let subscriber = try await connectedClient(subscriberConfiguration)
+            let publisher = try await connectedClient(configuration(for: broker, clientID: "fast"))
+            let subscription = try await subscriber.subscribe(to: ["flood"], qos: .atLeastOnce)
+            for index in 0..<50 {
+                try await publisher.publish(to: "flood", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false)
+            }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while (subscription.waitingMessages ?? 0) < 5, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(subscription.waitingMessages == 5)
+            // The consumer is not reading; the disconnect must not wait for it (it would take the
+            // 5 s fallback if the paused thread could not stop).
+            let started = ContinuousClock.now
+            await subscriber.disconnect()
+            #expect(ContinuousClock.now - started < .seconds(3))
+            let kept = try await withTimeout(.seconds(5), "draining the ended subscription") {
+                var texts: [String] = []
+                for await message in subscription { texts.append(message.payload.text) }
+                return texts
+            }
+            #expect(kept.count >= 5)
+            #expect(kept == (0..<kept.count).map { "\($0)" })
+            await publisher.disconnect()
+        }
+    }
+
+    @Test("pauseReading: a consumer that goes away while the thread waits does not stall the client's other subscriptions")
+    func endedConsumerReleasesThread() async throws {
+        try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0"])) { broker in
+            var subscriberConfiguration = configuration(for: broker, clientID: "paused")
+            subscriberConfiguration.inboundBufferCapacity = 5
+            subscriberConfiguration.inboundOverflow = .pauseReading
+            let subscriber = try await connectedClient(subscriberConfiguration)
+            let publisher = try await connectedClient(configuration(for: broker, clientID: "fast"))
+            let flood = try await subscriber.subscribe(to: ["flood"], qos: .atLeastOnce)
+            let other = try await subscriber.subscribe(to: ["other"], qos: .atLeastOnce)
+            for index in 0..<50 {
+                try await publisher.publish(to: "flood", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false)
+            }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while (flood.waitingMessages ?? 0) < 5, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(flood.waitingMessages == 5)
+            subscriber.unsubscribe(flood)
+            try await publisher.publish(to: "other", payload: "still here".bytes, qos: .atLeastOnce, retain: false)
+            let message = await nextMessage(on: other, within: .seconds(5))
+            #expect(message?.payload.text == "still here")
+            await publisher.disconnect()
+            await subscriber.disconnect()
+        }
+    }
+
     @Test(
         "overlapping subscriptions each get a message once; unsubscribing one leaves the other",
         arguments: [MQTTProtocolVersion.v311, .v5])

@@ -114,7 +114,7 @@ struct AggregatorBenchmark: AsyncParsableCommand {
         // 2. The aggregator service, on its own, same batches.
         var settings = AggregatorSettings(chain: traffic.chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "bench-agg"),
                                           aggregator: try AggregatorID("bench"), version: "bench")
-        settings.mqtt.inboundBufferCapacity = 1_000_000
+        settings.mqtt.inboundBufferCapacity = AggregatorSettings.inboundBuffer  // as beacon-aggregator runs
         settings.eventTimeOnly = true
         let service = AggregatorService(settings: settings, logger: Logger(label: "bench.aggregator", factory: { _ in SwiftLogNoOpLogHandler() }))
         let group = ServiceGroup(services: [service], logger: Logger(label: "bench.group", factory: { _ in SwiftLogNoOpLogHandler() }))

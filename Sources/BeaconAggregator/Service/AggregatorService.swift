@@ -47,7 +47,11 @@ public final class AggregatorService: Service, Sendable {
         // everything goes out on `outbound`, which carries the Last Will. At shutdown the inbound
         // side disconnects first — the broker queues from that moment — and every sighting it had
         // already received is still decided and published before the outbound side closes.
-        let inbound = MQTTClient(configuration: settings.mqtt, logger: logger)
+        // The sightings connection never publishes, so it can pause reading when the decisions
+        // fall behind: the broker queues instead of this process dropping acknowledged messages.
+        var inboundConfiguration = settings.mqtt
+        inboundConfiguration.inboundOverflow = .pauseReading
+        let inbound = MQTTClient(configuration: inboundConfiguration, logger: logger)
         var out = settings.mqtt
         out.clientID = settings.mqtt.clientID.isEmpty ? "" : settings.mqtt.clientID + "-out"
         out.cleanSession = true

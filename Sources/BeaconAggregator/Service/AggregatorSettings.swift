@@ -6,7 +6,8 @@ public import BeaconWire
 public struct AggregatorSettings: Sendable {
     /// The chain, validated.
     public var chain: Chain
-    /// Broker connection (client id, credentials, TLS). The Last Will is set by the service.
+    /// Broker connection (client id, credentials, TLS). The Last Will is set by the service, and
+    /// the sightings connection pauses reading when its buffer is full (see ``inboundBuffer``).
     public var mqtt: MQTTConfiguration
     /// This instance's id.
     public var aggregator: AggregatorID
@@ -48,6 +49,13 @@ public struct AggregatorSettings: Sendable {
         self.version = version
         self.clock = clock
     }
+
+    /// Messages the sightings connection buffers for the decisions (`mqtt.inboundBufferCapacity`
+    /// as beacon-aggregator sets it): about a second of one instance's peak rate, enough to ride
+    /// out scheduling jitter. Past it the connection stops reading and the broker queues for the
+    /// aggregator's session (its `max_queued_messages`; 200 000 in `deploy/mosquitto/central.conf`),
+    /// so a burst loses nothing and the backlog does not sit in this process's memory.
+    public static let inboundBuffer = 20_000
 
     /// Wall-clock Unix milliseconds.
     public static let systemClock: @Sendable () -> Int64 = {

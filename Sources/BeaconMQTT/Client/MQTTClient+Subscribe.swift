@@ -22,14 +22,15 @@ extension MQTTClient {
         guard !filters.isEmpty else { throw .invalidTopic(topic: "", reason: "no topic filter given") }
         for filter in filters { try ClientCore.checkFilter(filter) }
 
-        let capacity = max(1, configuration.inboundBufferCapacity)
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(capacity))
         let id = core.state.withLock { $0.makeID() }
         var logger = core.logger
         logger[metadataKey: "mqtt.filters"] = "\(filters)"
-        let entry = SubscriptionEntry(id: id, filters: filters, qos: qos, continuation: continuation, logger: logger)
-        continuation.onTermination = { [weak core] _ in core?.subscriptionEnded(id: id) }
+        let (stream, continuation, entry) = SubscriptionEntry.make(id: id, filters: filters, qos: qos, configuration: configuration, logger: logger)
+        let gate = entry.gate
+        continuation.onTermination = { [weak core] _ in
+            gate?.open()
+            core?.subscriptionEnded(id: id)
+        }
 
         let epoch: UInt64
         let requests: [SubscribeRequest]
@@ -79,14 +80,14 @@ extension MQTTClient {
     public func declareSubscription(to filters: [String], qos: MQTTQoS) throws(MQTTError) -> MQTTSubscription {
         guard !filters.isEmpty else { throw .invalidTopic(topic: "", reason: "no topic filter given") }
         for filter in filters { try ClientCore.checkFilter(filter) }
-        let capacity = max(1, configuration.inboundBufferCapacity)
-        let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(capacity))
         let id = core.state.withLock { $0.makeID() }
         var logger = core.logger
         logger[metadataKey: "mqtt.filters"] = "\(filters)"
-        let entry = SubscriptionEntry(id: id, filters: filters, qos: qos, continuation: continuation, logger: logger)
+        let (stream, continuation, entry) = SubscriptionEntry.make(id: id, filters: filters, qos: qos, configuration: configuration, logger: logger)
         let persistent = !configuration.cleanSession
+        let gate = entry.gate
         continuation.onTermination = { [weak core] termination in
+            gate?.open()
             // A persistent session's subscription outlives a consumer that was cancelled (a
             // shutdown): the broker keeps queueing for the next run. unsubscribe(_:) removes it.
             let keep: Bool

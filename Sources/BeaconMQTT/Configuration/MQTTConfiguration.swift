@@ -44,9 +44,12 @@ public struct MQTTConfiguration: Sendable {
     /// before it throws ``MQTTError/timeout(operation:after:)``. Default 10 s.
     public var connectTimeout: Duration
     /// How many received messages each subscription holds for a consumer that is behind. When
-    /// it is full the oldest message is dropped and counted (see ``MQTTSubscription``).
+    /// it is full, ``inboundOverflow`` decides (see ``MQTTSubscription``).
     /// Default 10 000, about a second of the aggregator's peak inbound rate. At least 1.
     public var inboundBufferCapacity: Int
+    /// What a full subscription buffer does: drop its oldest message (the default) or pause
+    /// reading until the consumer catches up. See ``MQTTInboundOverflow``.
+    public var inboundOverflow: MQTTInboundOverflow
 
     /// Makes a configuration; every key has the default documented on its property.
     public init(
@@ -63,7 +66,8 @@ public struct MQTTConfiguration: Sendable {
         protocolVersion: MQTTProtocolVersion = .v5,
         reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
         connectTimeout: Duration = .seconds(10),
-        inboundBufferCapacity: Int = 10_000
+        inboundBufferCapacity: Int = 10_000,
+        inboundOverflow: MQTTInboundOverflow = .dropOldest
     ) {
         self.host = host
         self.port = port
@@ -79,5 +83,6 @@ public struct MQTTConfiguration: Sendable {
         self.reconnect = reconnect
         self.connectTimeout = connectTimeout
         self.inboundBufferCapacity = inboundBufferCapacity
+        self.inboundOverflow = inboundOverflow
     }
 }

@@ -243,7 +243,11 @@ extension ClientCore {
             state.listeners = [:]
             return closing
         }
-        if closing != nil { logger.debug("disconnecting") }
+        guard let closing else { return nil }
+        // A network thread paused on a full subscription must be able to read the rest and stop,
+        // whether or not anyone still consumes: what arrives now is buffered without bound.
+        for entry in closing.subscriptions { entry.gate?.open() }
+        logger.debug("disconnecting")
         return closing
     }
 

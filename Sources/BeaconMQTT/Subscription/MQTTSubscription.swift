@@ -1,11 +1,12 @@
 /// The messages of one ``MQTTClient/subscribe(to:qos:)`` call, in the order the broker sent
 /// them, as an `AsyncSequence` for one consumer.
 ///
-/// **Bounded, drop-oldest.** Each subscription buffers up to
+/// **Bounded, drop-oldest by default.** Each subscription buffers up to
 /// ``MQTTConfiguration/inboundBufferCapacity`` messages. When its consumer is slower than the
 /// broker, the oldest buffered message is dropped and counted in ``droppedMessages`` (and
-/// logged at 1, 2, 4, 8, … drops). We chose this over blocking libmosquitto's network thread
-/// (true back-pressure) because that thread also answers keep-alives and delivers the
+/// logged at 1, 2, 4, 8, … drops). We chose this default over blocking libmosquitto's network
+/// thread (true back-pressure, ``MQTTInboundOverflow/pauseReading``, which a connection that
+/// only receives can opt into) because that thread also answers keep-alives and delivers the
 /// acknowledgements of this client's own publishes: a consumer that publishes while it
 /// handles a message (the aggregator does) would wait for a PUBACK the blocked thread can
 /// never deliver — a deadlock — and a long stall would get the connection dropped for a
@@ -34,23 +35,32 @@ public struct MQTTSubscription: AsyncSequence, Sendable {
     /// How many messages were dropped because the buffer was full (see the type's doc).
     public var droppedMessages: Int { entry.dropped.load(ordering: .relaxed) }
 
+    /// Messages received and not yet taken by the consumer, for a
+    /// ``MQTTInboundOverflow/pauseReading`` subscription; `nil` for a drop-oldest one.
+    public var waitingMessages: Int? { entry.gate?.buffered }
+
     /// Iterates the subscription's messages; one iterator per subscription.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<MQTTMessage>.AsyncIterator
+        let gate: InboundGate?
 
         /// The next message, or `nil` once the subscription has ended.
         public mutating func next() async -> MQTTMessage? {
-            await base.next()
+            let message = await base.next()
+            if message != nil { gate?.taken() }
+            return message
         }
 
         /// The next message without leaving the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> MQTTMessage? {
-            await base.next(isolation: actor)
+            let message = await base.next(isolation: actor)
+            if message != nil { gate?.taken() }
+            return message
         }
     }
 
     /// Starts the iteration. Only one consumer may iterate a subscription.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream.makeAsyncIterator())
+        AsyncIterator(base: stream.makeAsyncIterator(), gate: entry.gate)
     }
 }

@@ -10,14 +10,37 @@ final class SubscriptionEntry: Sendable {
     let qos: MQTTQoS
     let continuation: AsyncStream<MQTTMessage>.Continuation
     let dropped = Atomic<Int>(0)
+    /// Set for a ``MQTTInboundOverflow/pauseReading`` subscription (its stream is unbounded).
+    let gate: InboundGate?
     let logger: Logger
 
-    init(id: UInt64, filters: [String], qos: MQTTQoS, continuation: AsyncStream<MQTTMessage>.Continuation, logger: Logger) {
+    init(id: UInt64, filters: [String], qos: MQTTQoS, continuation: AsyncStream<MQTTMessage>.Continuation, gate: InboundGate?, logger: Logger) {
         self.id = id
         self.filters = filters
         self.qos = qos
         self.continuation = continuation
+        self.gate = gate
         self.logger = logger
+    }
+
+    /// A stream and its entry as the configuration asks: bounded and drop-oldest, or unbounded
+    /// behind a gate that pauses the network thread.
+    static func make(
+        id: UInt64, filters: [String], qos: MQTTQoS, configuration: MQTTConfiguration, logger: Logger
+    ) -> (AsyncStream<MQTTMessage>, AsyncStream<MQTTMessage>.Continuation, SubscriptionEntry) {
+        let capacity = max(1, configuration.inboundBufferCapacity)
+        let gate: InboundGate?
+        let policy: AsyncStream<MQTTMessage>.Continuation.BufferingPolicy
+        switch configuration.inboundOverflow {
+        case .dropOldest:
+            gate = nil
+            policy = .bufferingNewest(capacity)
+        case .pauseReading:
+            gate = InboundGate(capacity: capacity)
+            policy = .unbounded
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: policy)
+        return (stream, continuation, SubscriptionEntry(id: id, filters: filters, qos: qos, continuation: continuation, gate: gate, logger: logger))
     }
 
     /// The first of the filters that matches `topic` (a C string from libmosquitto), if any.
@@ -30,10 +53,15 @@ final class SubscriptionEntry: Sendable {
         return nil
     }
 
-    /// Hands a message to the consumer. A full buffer drops its oldest message (the
-    /// `bufferingNewest` policy): counted, and logged at 1, 2, 4, 8, … drops so a stalled
-    /// consumer shows in the log without flooding it.
+    /// Hands a message to the consumer. With a gate, waits for room first. Otherwise a full
+    /// buffer drops its oldest message (the `bufferingNewest` policy): counted, and logged at
+    /// 1, 2, 4, 8, … drops so a stalled consumer shows in the log without flooding it.
     func deliver(_ message: MQTTMessage) {
+        if let gate {
+            gate.admit()
+            if case .terminated = continuation.yield(message) { gate.open() }
+            return
+        }
         if case .dropped = continuation.yield(message) {
             let total = dropped.wrappingAdd(1, ordering: .relaxed).newValue
             if total & (total - 1) == 0 {
@@ -47,6 +75,7 @@ final class SubscriptionEntry: Sendable {
     /// Ends the consumer's `for await` loop. Never called with the core's lock held:
     /// `finish()` runs the stream's termination handler, which takes that lock.
     func finish() {
+        gate?.open()
         continuation.finish()
     }
 }
