@@ -97,6 +97,35 @@ struct EngineTests {
         #expect(d.engine.current(Fixture.phone)?.section == chain.sectionIndex(store: 1, section: 30))
     }
 
+    @Test("a device heard by more gateways than it keeps links for keeps the strongest; a stale link makes room for any newcomer")
+    func strongestLinksKept() throws {
+        // Twelve gateways, gw-l0 strongest … gw-l11 weakest; the two strongest in section 10.
+        let ids = (0..<12).map { "gw-l\($0)" }
+        let config = ChainConfig(
+            siteUUID: Fixture.uuid,
+            stores: [.init(major: 1, name: "Main St", sections: [
+                .init(minor: 10, name: "Entrance", adjacent: [20], streetDoor: true),
+                .init(minor: 20, name: "Grocery", adjacent: [10]),
+            ])],
+            gateways: ids.enumerated().map { .init(id: $1, store: 1, section: $0 < 2 ? 10 : 20) },
+            tuning: Tuning())
+        var d = Driver(AggregationEngine(chain: try config.resolve()))
+        var levels: [String: Int] = [:]
+        for (i, id) in ids.enumerated() { levels[id] = -50 - 3 * i }
+        func linked() -> Set<String> {
+            let ti = d.engine.devices.track(of: Fixture.phone)!
+            return Set(d.engine.tracks[ti].links.map { d.engine.chain.gateways[Int($0.gateway)].id.rawValue })
+        }
+        // Strongest first in every second: keeping the most recently heard would keep the weakest 8.
+        d.hear(Fixture.phone, levels, from: t0, to: t0 + 6000, heartbeat: ids)
+        #expect(linked() == Set(ids[0..<DeviceTrack.maxLinks]))
+        #expect(d.engine.current(Fixture.phone)?.section == d.engine.chain.sectionIndex(store: 1, section: 10))
+        // The strong ones fall silent: past stale_after_s the weaker gateways take their links.
+        d.hear(Fixture.phone, levels.filter { ids[8...].contains($0.key) }, from: t0 + 6000, to: t0 + 12000, heartbeat: ids)
+        #expect(linked().isSuperset(of: Set(ids[8...])))
+        #expect(d.engine.current(Fixture.phone)?.section == d.engine.chain.sectionIndex(store: 1, section: 20))
+    }
+
     @Test("adaptive exit: a chatty device exits well before 30 s, never before exit_min_s")
     func adaptiveExit() throws {
         var d = Driver(try Fixture.engine { $0.exitRule = .adaptive; $0.exitMinSeconds = 6 })

@@ -197,6 +197,26 @@ public struct AggregationEngine: Sendable {
 
     // MARK: - Sightings
 
+    /// Which link a gateway without one takes when all ``DeviceTrack/maxLinks`` are in use: the
+    /// stalest if one has not been heard for ``Tuning/staleAfterSeconds`` (the device moved on);
+    /// otherwise the weakest, and only if the newcomer hears the device more strongly than that
+    /// (nil: the sighting updates nothing per link). The strongest links are what the rules weigh,
+    /// and the street test counts a gateway without a link as hearing below the weakest — replacing
+    /// the stalest regardless would, once more gateways hear a device than it has links, keep the
+    /// most recently heard instead, each filter restarting from one sample.
+    func linkToReplace(_ ti: Int, newRSSI: Double, at t: Int64) -> Int? {
+        let stale = Int64(tuning.staleAfterSeconds * 1000)
+        return tracks[ti].links.withUnsafeBufferPointer { links -> Int? in
+            var stalest = 0, weakest = 0
+            for i in links.indices {
+                if links[i].filter.time < links[stalest].filter.time { stalest = i }
+                if links[i].filter.estimate < links[weakest].filter.estimate { weakest = i }
+            }
+            if t - links[stalest].filter.time > stale { return stalest }
+            return newRSSI > links[weakest].filter.estimate ? weakest : nil
+        }
+    }
+
     mutating func observe(_ o: ObservationRef, gateway g: Int, into out: inout [EngineOutput]) {
         statistics.sightings += 1
         if o.time < watermark { statistics.lateSightings += 1 }
@@ -216,13 +236,8 @@ public struct AggregationEngine: Sendable {
                 filter: RSSIFilter(rssi: rssi, time: o.time, measurementVariance: r), lastRSSI: rssi, measuredPower: power)
             if tracks[ti].links.count < DeviceTrack.maxLinks {
                 tracks[ti].links.append(link)
-            } else {
-                // Replace the stalest link: the device has moved on from it.
-                var stalest = 0
-                for i in tracks[ti].links.indices where tracks[ti].links[i].filter.time < tracks[ti].links[stalest].filter.time {
-                    stalest = i
-                }
-                tracks[ti].links[stalest] = link
+            } else if let slot = linkToReplace(ti, newRSSI: rssi, at: o.time) {
+                tracks[ti].links[slot] = link
             }
         }
 

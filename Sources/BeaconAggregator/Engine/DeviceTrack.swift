@@ -21,7 +21,7 @@ struct Link: Sendable {
 struct DeviceTrack: Sendable {
     /// The device.
     let id: DeviceID
-    /// Links heard recently, at most ``DeviceTrack/maxLinks`` (the stalest is replaced).
+    /// Links heard recently, at most ``DeviceTrack/maxLinks`` (see ``AggregationEngine/linkToReplace(_:newRSSI:at:)``).
     var links: [Link] = []
     /// Inside, outside or unknown.
     var state: PresenceState = .outside
