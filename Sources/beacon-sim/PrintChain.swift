@@ -21,13 +21,19 @@ struct PrintChain: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Also exit devices heard walking away outside a street door (street_exit).")
     var streetExit = true
 
+    @Option(help: "Gateways per section on an even grid (1…\(DefaultChain.maxGatewaysPerSection)) instead of the default 2–3.")
+    var gatewaysPerSection: Int?
+
     func run() throws {
         guard (1...500).contains(stores) else { throw ValidationError("--stores must be 1…500") }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let rule = Tuning.Rule(rawValue: rule) else { throw ValidationError("--rule must be one of \(Tuning.Rule.allCases.map(\.rawValue))") }
         guard let exit = Tuning.ExitRule(rawValue: exitRule) else { throw ValidationError("--exit-rule must be adaptive or timeout") }
-        var config = DefaultChain.config(stores: stores)
+        if let n = gatewaysPerSection, !(1...DefaultChain.maxGatewaysPerSection).contains(n) {
+            throw ValidationError("--gateways-per-section must be 1…\(DefaultChain.maxGatewaysPerSection)")
+        }
+        var config = DefaultChain.config(stores: stores, gatewaysPerSection: gatewaysPerSection)
         config.tuning.rule = rule
         config.tuning.exitRule = exit
         config.tuning.streetExit = streetExit

@@ -12,13 +12,16 @@ struct Sweep: ParsableCommand {
     var rules = "hysteresis,hmm"
 
     @Option(help: "Switch margins to try, dB (comma-separated).")
-    var margins = "4"
+    var margins = "6"
 
     @Option(help: "Dwell times to try, seconds (comma-separated).")
-    var dwells = "1.5"
+    var dwells = "0.5"
 
     @Option(help: "Kalman process noise values to try, dB²/s (comma-separated).")
     var processNoise = "9"
+
+    @Option(help: "Gateways per section to try (comma-separated, 1…\(DefaultChain.maxGatewaysPerSection), on an even grid); default: the default chain's 2–3.")
+    var gatewaysPerSection: String?
 
     @Option(help: "Simulated seconds per row.")
     var duration: Double = 600
@@ -27,14 +30,24 @@ struct Sweep: ParsableCommand {
     var seed: UInt64 = 1
 
     func run() throws {
-        let chain = DefaultChain.config()
         func list(_ text: String) throws -> [Double] {
             try text.split(separator: ",").map { guard let v = Double($0) else { throw ValidationError("\($0) is not a number") }; return v }
+        }
+        var layouts: [Int?] = [nil]
+        if let gatewaysPerSection {
+            layouts = try gatewaysPerSection.split(separator: ",").map {
+                guard let n = Int($0), (1...DefaultChain.maxGatewaysPerSection).contains(n) else {
+                    throw ValidationError("--gateways-per-section: \($0) is not 1…\(DefaultChain.maxGatewaysPerSection)")
+                }
+                return n
+            }
         }
         var settings = SimulationConfig()
         settings.duration = duration
         settings.seed = seed
-        print("rule/margin/dwell/q".padding(toLength: 15, withPad: " ", startingAt: 0) + Report.header.dropFirst(15))
+        print((gatewaysPerSection == nil ? "rule/margin/dwell/q" : "rule/m/dw/q/gw").padding(toLength: 15, withPad: " ", startingAt: 0) + Report.header.dropFirst(15))
+        for layout in layouts {
+        let chain = DefaultChain.config(gatewaysPerSection: layout)
         for rule in rules.split(separator: ",") {
             guard let r = Tuning.Rule(rawValue: String(rule)) else { throw ValidationError("unknown rule \(rule)") }
             for margin in try list(margins) {
@@ -46,11 +59,13 @@ struct Sweep: ParsableCommand {
                         tuning.dwellSeconds = dwell
                         tuning.processNoise = q
                         let report = try InProcessRun.run(chain: chain, tuning: tuning, config: settings)
-                        let label = "\(r.rawValue.prefix(4))/\(fmt(margin))/\(fmt(dwell))/\(fmt(q))"
+                        var label = "\(r.rawValue.prefix(4))/\(fmt(margin))/\(fmt(dwell))/\(fmt(q))"
+                        if let layout { label += "/g\(layout)" }
                         print(Report.row(label, report))
                     }
                 }
             }
+        }
         }
     }
 

@@ -14,6 +14,23 @@ struct SimulationTests {
         #expect(chain.sections.allSatisfy { (2...3).contains($0.gateways.count) })
     }
 
+    @Test("a chain with N gateways per section puts N inside every section, on distinct spots", arguments: [1, 4, 6, 9])
+    func denserChain(_ n: Int) throws {
+        let config = DefaultChain.config(gatewaysPerSection: n)
+        let chain = try config.resolve()
+        #expect(chain.sections.allSatisfy { $0.gateways.count == n })
+        for store in config.stores {
+            for section in store.sections {
+                let polygon = try #require(section.polygon)
+                let xs = polygon.map { $0[0] }, ys = polygon.map { $0[1] }
+                let spots = config.gateways.filter { $0.store == store.major && $0.section == section.minor }.compactMap(\.position)
+                #expect(spots.count == n)
+                #expect(spots.allSatisfy { $0[0] > xs.min()! && $0[0] < xs.max()! && $0[1] > ys.min()! && $0[1] < ys.max()! })
+                #expect(Set(spots.map { "\($0[0]),\($0[1])" }).count == n)
+            }
+        }
+    }
+
     @Test("the same seed gives the same run; another seed another")
     func deterministic() throws {
         let chain = try DefaultChain.config().resolve()

@@ -8,8 +8,13 @@ public enum DefaultChain {
     /// Section size, metres.
     static let width = 12.0, depth = 10.0
 
-    /// The default chain config, with floor polygons and gateway positions.
-    public static func config(stores: Int = 3, firstMajor: Int = 101) -> ChainConfig {
+    /// Most gateways per section ``config(stores:firstMajor:gatewaysPerSection:)`` lays out.
+    public static let maxGatewaysPerSection = 9
+
+    /// The default chain config, with floor polygons and gateway positions. `gatewaysPerSection`
+    /// (1 … ``maxGatewaysPerSection``) replaces the default 2–3 with that many gateways per section
+    /// on an even grid — to see what a denser (or sparser) installation buys.
+    public static func config(stores: Int = 3, firstMajor: Int = 101, gatewaysPerSection: Int? = nil) -> ChainConfig {
         var storeList: [ChainConfig.Store] = []
         var gateways: [ChainConfig.Gateway] = []
         for k in 0..<stores {
@@ -28,16 +33,36 @@ public enum DefaultChain {
                     polygon: [[x0, y0], [x0 + width, y0], [x0 + width, y0 + depth], [x0, y0 + depth]],
                     streetDoor: i == 0))
                 // Two gateways on the section's long axis; a third in every other section, for variety.
-                let positions: [[Double]] = (i + k) % 2 == 0
-                    ? [[x0 + 3, y0 + 5], [x0 + 9, y0 + 5], [x0 + 6, y0 + 2]]
-                    : [[x0 + 3, y0 + 5], [x0 + 9, y0 + 5]]
+                let positions: [[Double]]
+                if let n = gatewaysPerSection {
+                    positions = grid(n).map { [x0 + $0.x, y0 + $0.y] }
+                } else {
+                    positions = (i + k) % 2 == 0
+                        ? [[x0 + 3, y0 + 5], [x0 + 9, y0 + 5], [x0 + 6, y0 + 2]]
+                        : [[x0 + 3, y0 + 5], [x0 + 9, y0 + 5]]
+                }
                 for (j, p) in positions.enumerated() {
-                    let letter = ["a", "b", "c"][j]
+                    let letter = String(UnicodeScalar(UInt8(ascii: "a") + UInt8(j)))
                     gateways.append(.init(id: "gw-\(major)-\(i + 1)\(letter)", store: major, section: i + 1, position: p))
                 }
             }
             storeList.append(.init(major: major, name: ["Lyon Part-Dieu", "Villeurbanne", "Bron", "Vénissieux", "Caluire"][k % 5] + (k >= 5 ? " \(k)" : ""), sections: sections))
         }
         return ChainConfig(siteUUID: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", stores: storeList, gateways: gateways)
+    }
+
+    /// `n` positions in a section, row by row on a grid of 1–3 rows, each at the centre of its
+    /// cell (4: a 2 × 2 grid 3 m and 2.5 m in from the walls).
+    static func grid(_ n: Int) -> [(x: Double, y: Double)] {
+        let n = min(max(n, 1), maxGatewaysPerSection)
+        let rows = n <= 3 ? 1 : n <= 6 ? 2 : 3
+        let columns = (n + rows - 1) / rows
+        var points: [(x: Double, y: Double)] = []
+        for r in 0..<rows {
+            for c in 0..<columns where points.count < n {
+                points.append((width * Double(2 * c + 1) / Double(2 * columns), depth * Double(2 * r + 1) / Double(2 * rows)))
+            }
+        }
+        return points
     }
 }
