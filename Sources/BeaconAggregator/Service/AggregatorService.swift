@@ -55,6 +55,9 @@ public final class AggregatorService: Service, Sendable {
         var out = settings.mqtt
         out.clientID = settings.mqtt.clientID.isEmpty ? "" : settings.mqtt.clientID + "-out"
         out.cleanSession = true
+        // Its one subscription is the retained device states read back at start-up: one message
+        // per device inside, all at once, and a dropped one would be a device forgotten.
+        out.inboundBufferCapacity = max(out.inboundBufferCapacity, AggregatorSettings.restoreBuffer)
         let will = state.processor.withLock { $0.status(now: settings.clock(), version: settings.version, online: false) }
         out.will = MQTTWill(topic: statusTopic, payload: will.encoded(), qos: .atLeastOnce, retain: true)
         let outbound = MQTTClient(configuration: out, logger: logger)
@@ -174,6 +177,9 @@ public final class AggregatorService: Service, Sendable {
                 group.cancelAll()
             }
             client.unsubscribe(subscription)
+            if subscription.droppedMessages > 0 {
+                logger.error("restore: \(subscription.droppedMessages) retained device state(s) arrived faster than they were read and were dropped; those devices are decided afresh (raise AggregatorSettings.restoreBuffer)")
+            }
         } catch {
             logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
         }

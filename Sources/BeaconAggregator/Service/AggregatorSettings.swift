@@ -56,6 +56,9 @@ public struct AggregatorSettings: Sendable {
     /// aggregator's session (its `max_queued_messages`; 200 000 in `deploy/mosquitto/central.conf`),
     /// so a burst loses nothing and the backlog does not sit in this process's memory.
     public static let inboundBuffer = 20_000
+    /// Retained device states the events connection buffers while they are read back at start-up
+    /// (one per device not outside; an upper bound, not an allocation).
+    public static let restoreBuffer = 1_000_000
 
     /// Wall-clock Unix milliseconds.
     public static let systemClock: @Sendable () -> Int64 = {

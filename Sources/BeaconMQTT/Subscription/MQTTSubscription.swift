@@ -14,9 +14,12 @@
 /// decisions need, and the sequence numbers in batches make the loss visible downstream.
 ///
 /// The sequence ends after ``MQTTClient/disconnect()`` (or when the client is released). It
-/// stays open across reconnects: the client re-subscribes in its connect callback. Ending the
-/// iteration (break, task cancellation) or ``MQTTClient/unsubscribe(_:)`` sends UNSUBSCRIBE
-/// for filters that no other subscription uses.
+/// stays open across reconnects: the client re-subscribes in its connect callback. A task
+/// cancelled while it waits for the next message, the last copy of the subscription going
+/// away, or ``MQTTClient/unsubscribe(_:)`` ends it and sends UNSUBSCRIBE for filters that no
+/// other subscription uses; so does any end of the iteration (`break` too) of a
+/// ``MQTTInboundOverflow/pauseReading`` subscription. A drop-oldest subscription whose loop
+/// breaks stays open and buffers for a later loop.
 public struct MQTTSubscription: AsyncSequence, Sendable {
     /// Each element is one received message.
     public typealias Element = MQTTMessage
@@ -43,6 +46,8 @@ public struct MQTTSubscription: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<MQTTMessage>.AsyncIterator
         let gate: InboundGate?
+        /// pauseReading: ends the subscription when the iteration ends.
+        let end: IterationEnd?
 
         /// The next message, or `nil` once the subscription has ended.
         public mutating func next() async -> MQTTMessage? {
@@ -61,6 +66,14 @@ public struct MQTTSubscription: AsyncSequence, Sendable {
 
     /// Starts the iteration. Only one consumer may iterate a subscription.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream.makeAsyncIterator(), gate: entry.gate)
+        AsyncIterator(base: stream.makeAsyncIterator(), gate: entry.gate, end: entry.gate == nil ? nil : IterationEnd(entry))
+    }
+
+    /// Ends a pauseReading subscription when its iterator (every copy of it) goes away: no one
+    /// will take from the buffer again, so the network thread must never wait for it.
+    final class IterationEnd: Sendable {
+        let entry: SubscriptionEntry
+        init(_ entry: SubscriptionEntry) { self.entry = entry }
+        deinit { entry.finish() }
     }
 }

@@ -59,7 +59,11 @@ final class SubscriptionEntry: Sendable {
     func deliver(_ message: MQTTMessage) {
         if let gate {
             gate.admit()
-            if case .terminated = continuation.yield(message) { gate.open() }
+            if case .terminated = continuation.yield(message) {
+                // Nobody will take it: never wait again, and do not count it as waiting.
+                gate.open()
+                gate.taken()
+            }
             return
         }
         if case .dropped = continuation.yield(message) {
