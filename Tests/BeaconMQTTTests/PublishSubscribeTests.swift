@@ -226,6 +226,34 @@ struct PublishSubscribeTests {
         }
     }
 
+    @Test("enqueued publishes go out in order with many in flight; each receipt reports its acknowledgement, also one collected late")
+    func pipelinedPublishes() async throws {
+        try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0"])) { broker in
+            var subscriberConfiguration = configuration(for: broker, clientID: "reader")
+            subscriberConfiguration.inboundBufferCapacity = 10_000
+            let subscriber = try await connectedClient(subscriberConfiguration)
+            let publisher = try await connectedClient(configuration(for: broker, clientID: "writer"))
+            let subscription = try await subscriber.subscribe(to: ["pipe/#"], qos: .atLeastOnce)
+            let count = 3000
+            let receiving = Task { try await collect(count, from: subscription, within: .seconds(60)) }
+            var receipts: [MQTTPublishReceipt] = []
+            for index in 0..<count {
+                receipts.append(try publisher.enqueuePublish(to: "pipe/\(index % 7)", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false))
+            }
+            // Every acknowledgement has long arrived by now: collected from where it was parked.
+            let messages = try await receiving.value
+            for receipt in receipts { try await receipt.acknowledged() }
+            #expect(messages.map(\.payload.text) == (0..<count).map { "\($0)" })
+            #expect(receipts.map(\.topic) == (0..<count).map { "pipe/\($0 % 7)" })
+            await publisher.disconnect()
+            // After the disconnect nothing can be enqueued, and the error says so at once.
+            #expect(throws: MQTTError.shutdown) {
+                _ = try publisher.enqueuePublish(to: "pipe/x", payload: [], qos: .atLeastOnce, retain: false)
+            }
+            await subscriber.disconnect()
+        }
+    }
+
     @Test("a slow consumer loses the oldest messages, counted, and keeps the newest")
     func slowConsumerDropsOldest() async throws {
         try await withBroker { broker in

@@ -30,6 +30,9 @@ public final class AggregatorService: Service, Sendable {
     /// Sightings accepted into the engine so far (benchmarks and tests read it; ops read the status topic).
     public var processedSightings: UInt64 { state.processor.withLock { $0.counters.sightings } }
 
+    /// Messages decided but not yet acknowledged by the broker (benchmarks read it).
+    public var pendingPublishes: Int { state.backlog.load(ordering: .relaxed) }
+
     public init(settings: AggregatorSettings, logger: Logger) {
         self.settings = settings
         var logger = logger
@@ -219,33 +222,70 @@ public final class AggregatorService: Service, Sendable {
         for m in messages { continuation.yield(m) }
     }
 
-    /// Publishes in order; a message that cannot go out now (broker down) is retried until it does,
-    /// so events are delayed by an outage, not lost.
+    /// Messages published and not yet acknowledged, at most. One QoS 1 round trip per message
+    /// would bound the rate to a few thousand a second and cost thread switches for each; with a
+    /// window the network thread writes and reads them in bulk. libmosquitto keeps order, and
+    /// holds back what exceeds the broker's receive maximum.
+    static let publishWindow = 256
+
+    /// Publishes in order, up to ``publishWindow`` in flight: one loop hands messages to
+    /// libmosquitto, another collects the broker's acknowledgements in the same order. A message
+    /// that cannot go out now (broker down) is retried until it does, so events are delayed by an
+    /// outage, not lost. One the broker refuses (an ACL, v5) or can never take is logged and
+    /// dropped: retrying it would hold up everything behind it.
     func publish(_ outbox: AsyncStream<Outbound>, with client: MQTTClient) async {
-        for await message in outbox {
-            var delay = Duration.milliseconds(100)
-            while true {
-                do {
-                    switch message.delivery {
-                    case .event:
-                        try await client.publish(to: message.topic, payload: message.payload, qos: .atLeastOnce, retain: false)
-                    case .retained(let expiry):
-                        try await client.publish(to: message.topic, payload: message.payload, qos: .atLeastOnce, retain: true,
-                                                 messageExpiry: expiry.map { .seconds(Int64($0)) })
+        let (receipts, sink) = AsyncStream<MQTTPublishReceipt>.makeStream(bufferingPolicy: .unbounded)
+        let window = PublishWindow(size: Self.publishWindow)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // However this ends (all settled, shutdown, cancellation), the sender must not wait.
+                defer { window.close() }
+                for await receipt in receipts {
+                    do throws(MQTTError) {
+                        try await receipt.acknowledged()
+                    } catch {
+                        if case .shutdown = error { return }
+                        self.logger.error("dropping a message the broker refused: \(error)", metadata: ["mqtt.topic": "\(receipt.topic)"])
                     }
-                    break
-                } catch {
-                    if case .shutdown = error { return }
-                    if Task.isCancelled { return }
-                    if case .payloadTooLarge = error {
-                        logger.error("dropping a message the broker refuses: \(error)", metadata: ["mqtt.topic": "\(message.topic)"])
-                        break
-                    }
-                    try? await Task.sleep(for: delay)
-                    delay = min(delay * 2, .seconds(5))
+                    self.state.backlog.subtract(1, ordering: .relaxed)
+                    window.release()
                 }
             }
-            state.backlog.subtract(1, ordering: .relaxed)
+            sending: for await message in outbox {
+                guard await window.acquire() else { break }
+                var delay = Duration.milliseconds(100)
+                attempt: while true {
+                    do throws(MQTTError) {
+                        let receipt: MQTTPublishReceipt
+                        switch message.delivery {
+                        case .event:
+                            receipt = try client.enqueuePublish(to: message.topic, payload: message.payload, qos: .atLeastOnce, retain: false)
+                        case .retained(let expiry):
+                            receipt = try client.enqueuePublish(to: message.topic, payload: message.payload, qos: .atLeastOnce, retain: true,
+                                                                messageExpiry: expiry.map { .seconds(Int64($0)) })
+                        }
+                        sink.yield(receipt)
+                        break attempt
+                    } catch {
+                        if case .shutdown = error { break sending }
+                        if Task.isCancelled { break sending }
+                        switch error {
+                        case .payloadTooLarge, .invalidTopic, .protocolError:
+                            logger.error("dropping a message the broker cannot take: \(error)", metadata: ["mqtt.topic": "\(message.topic)"])
+                            state.backlog.subtract(1, ordering: .relaxed)
+                            window.release()
+                            break attempt
+                        default:
+                            // Not connected: what is in flight is resent by libmosquitto after the
+                            // reconnect; this one waits its turn.
+                            try? await Task.sleep(for: delay)
+                            delay = min(delay * 2, .seconds(5))
+                        }
+                    }
+                }
+            }
+            sink.finish()
+            await group.waitForAll()
         }
     }
 
@@ -288,5 +328,54 @@ public final class AggregatorService: Service, Sendable {
             if Task.isCancelled { return }
             body()
         }
+    }
+}
+
+/// How many more messages the publisher may have in flight: the sender takes a slot per message,
+/// the collector gives it back per acknowledgement.
+final class PublishWindow: Sendable {
+    private let state: Mutex<(free: Int, closed: Bool, waiter: CheckedContinuation<Bool, Never>?)>
+
+    init(size: Int) { state = Mutex((max(1, size), false, nil)) }
+
+    /// Takes a slot, waiting for one if none is free; false once closed.
+    func acquire() async -> Bool {
+        if let now = state.withLock({ s -> Bool? in
+            if s.closed { return false }
+            if s.free > 0 { s.free -= 1; return true }
+            return nil
+        }) { return now }
+        return await withCheckedContinuation { continuation in
+            let now = state.withLock { s -> Bool? in
+                if s.closed { return false }
+                if s.free > 0 { s.free -= 1; return true }
+                s.waiter = continuation
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    /// Gives a slot back (to the waiting sender, if any).
+    func release() {
+        let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+            if let waiter = s.waiter {
+                s.waiter = nil
+                return waiter
+            }
+            s.free += 1
+            return nil
+        }
+        waiter?.resume(returning: true)
+    }
+
+    /// No more slots, ever: a waiting sender gets false.
+    func close() {
+        let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+            s.closed = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume(returning: false)
     }
 }

@@ -23,6 +23,21 @@ extension MQTTClient {
     public func publish(
         to topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, messageExpiry: Duration? = nil
     ) async throws(MQTTError) {
+        try await enqueuePublish(to: topic, payload: payload, qos: qos, retain: retain, messageExpiry: messageExpiry).acknowledged()
+    }
+
+    /// Hands one message to libmosquitto and returns at once, with a receipt whose
+    /// ``MQTTPublishReceipt/acknowledged()`` waits for what ``publish(to:payload:qos:retain:messageExpiry:)``
+    /// waits for. Messages go out in the order of these calls, so a caller can keep many in
+    /// flight — one round trip per message no longer bounds its rate — and still publish in
+    /// order. Await every receipt: an acknowledgement nobody collects stays parked until the
+    /// client disconnects.
+    /// - Throws: what `publish` throws before it waits: ``MQTTError/notConnected``,
+    ///   ``MQTTError/shutdown``, ``MQTTError/invalidTopic(topic:reason:)``,
+    ///   ``MQTTError/payloadTooLarge(size:limit:)``, ``MQTTError/protocolError(code:reason:)``.
+    public func enqueuePublish(
+        to topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, messageExpiry: Duration? = nil
+    ) throws(MQTTError) -> MQTTPublishReceipt {
         try ClientCore.checkPublishTopic(topic)
         guard payload.count <= Mosquitto.maximumPayload else {
             throw .payloadTooLarge(size: payload.count, limit: Mosquitto.maximumPayload)
@@ -46,19 +61,41 @@ extension MQTTClient {
             }
         }
         let handle = core.handle
-        let result = await core.sendAndAwaitAck(
-            epoch: epoch, survivesReconnect: qos != .atMostOnce,
-            send: { mid in
-                payload.withUnsafeBytes { bytes in
-                    mosquitto_publish_v5(
-                        handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos.rawValue),
-                        retain, properties)
-                }
-            },
-            failure: { rc in
-                .fromReturnCode(rc, topic: topic, payloadSize: payload.count, packetLimit: packetLimit)
-            })
-        switch result {
+        let survives = qos != .atMostOnce
+        let sent = core.send(survivesReconnect: survives, { mid in
+            payload.withUnsafeBytes { bytes in
+                mosquitto_publish_v5(
+                    handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos.rawValue),
+                    retain, properties)
+            }
+        }, failure: { rc in
+            .fromReturnCode(rc, topic: topic, payloadSize: payload.count, packetLimit: packetLimit)
+        })
+        switch sent {
+        case .success(let mid):
+            return MQTTPublishReceipt(core: core, mid: mid, epoch: epoch, survivesReconnect: survives, topic: topic)
+        case .failure(let error):
+            throw error
+        }
+    }
+}
+
+/// A message handed to libmosquitto by ``MQTTClient/enqueuePublish(to:payload:qos:retain:messageExpiry:)``.
+public struct MQTTPublishReceipt: Sendable {
+    let core: ClientCore
+    let mid: Int32
+    let epoch: UInt64
+    let survivesReconnect: Bool
+    /// The topic it was published to.
+    public let topic: String
+
+    /// Returns when the message is delivered as far as its QoS promises (see
+    /// ``MQTTClient/publish(to:payload:qos:retain:messageExpiry:)``); throws
+    /// ``MQTTError/brokerReason(_:)`` when a v5 broker refused it, ``MQTTError/shutdown`` after
+    /// a disconnect, ``MQTTError/connectionLost(code:reason:)`` for a QoS 0 message whose
+    /// connection dropped first. Await it once.
+    public func acknowledged() async throws(MQTTError) {
+        switch await core.awaitAck(mid: mid, epoch: epoch, survivesReconnect: survivesReconnect) {
         case .success(let codes):
             // v5 PUBACK/PUBREC reason codes of 0x80 and above are refusals (ACL, quota, …).
             if let code = codes.first, code >= 0x80 {

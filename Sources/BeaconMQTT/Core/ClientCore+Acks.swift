@@ -17,18 +17,29 @@ extension ClientCore {
         epoch: UInt64, survivesReconnect: Bool,
         send: (inout Int32) -> Int32, failure: (Int32) -> MQTTError
     ) async -> Result<[Int32], MQTTError> {
+        switch self.send(survivesReconnect: survivesReconnect, send, failure: failure) {
+        case .failure(let error): return .failure(error)
+        case .success(let mid): return await awaitAck(mid: mid, epoch: epoch, survivesReconnect: survivesReconnect)
+        }
+    }
+
+    /// Runs `send` and returns the packet id it filled in, or the failure its return code means.
+    func send(survivesReconnect: Bool, _ send: (inout Int32) -> Int32, failure: (Int32) -> MQTTError) -> Result<Int32, MQTTError> {
+        var mid: Int32 = 0
+        let rc = send(&mid)
+        // A QoS 1/2 publish that finds the socket gone (the connection dropped after the phase
+        // check) is still queued by libmosquitto, which sends it after the reconnect: wait for
+        // its acknowledgement like any packet in flight, or the caller would resend it and the
+        // broker would get it twice while the caller counted it as not sent.
+        let queued = survivesReconnect && rc == Int32(MOSQ_ERR_NO_CONN.rawValue)
+        guard rc == MOSQ_ERR_SUCCESS || queued else { return .failure(failure(rc)) }
+        return .success(mid)
+    }
+
+    /// Waits for the acknowledgement of packet `mid`, sent in connection `epoch` (it may already
+    /// have arrived: then it is waiting in `early`).
+    func awaitAck(mid: Int32, epoch: UInt64, survivesReconnect: Bool) async -> Result<[Int32], MQTTError> {
         await withCheckedContinuation { continuation in
-            var mid: Int32 = 0
-            let rc = send(&mid)
-            // A QoS 1/2 publish that finds the socket gone (the connection dropped after the phase
-            // check) is still queued by libmosquitto, which sends it after the reconnect: wait for
-            // its acknowledgement like any packet in flight, or the caller would resend it and the
-            // broker would get it twice while the caller counted it as not sent.
-            let queued = survivesReconnect && rc == Int32(MOSQ_ERR_NO_CONN.rawValue)
-            guard rc == MOSQ_ERR_SUCCESS || queued else {
-                continuation.resume(returning: .failure(failure(rc)))
-                return
-            }
             let immediate = state.withLock { state -> Result<[Int32], MQTTError>? in
                 if let codes = state.early.removeValue(forKey: mid) { return .success(codes) }
                 if state.phase == .closed { return .failure(.shutdown) }
