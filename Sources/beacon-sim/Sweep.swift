@@ -35,6 +35,7 @@ struct Sweep: ParsableCommand {
         }
         var layouts: [Int?] = [nil]
         if let gatewaysPerSection {
+            guard !gatewaysPerSection.isEmpty else { throw ValidationError("--gateways-per-section: give one or more of 1…\(DefaultChain.maxGatewaysPerSection)") }
             layouts = try gatewaysPerSection.split(separator: ",").map {
                 guard let n = Int($0), (1...DefaultChain.maxGatewaysPerSection).contains(n) else {
                     throw ValidationError("--gateways-per-section: \($0) is not 1…\(DefaultChain.maxGatewaysPerSection)")

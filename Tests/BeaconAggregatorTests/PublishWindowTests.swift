@@ -26,4 +26,21 @@ struct PublishWindowTests {
         window.release()
         #expect(await window.acquire() == false)
     }
+
+    @Test("after an outage the sender's next message waits until every earlier one is acknowledged")
+    func othersSettled() async throws {
+        let window = PublishWindow(size: 4)
+        for _ in 0..<3 { #expect(await window.acquire()) }  // two in flight, one held by the sender
+        let waiting = Task { await window.othersSettled() }
+        let done = Mutex(false)
+        let watcher = Task { _ = await waiting.value; done.withLock { $0 = true } }
+        window.release()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!done.withLock { $0 }, "went ahead with one earlier message still unacknowledged")
+        window.release()
+        #expect(await waiting.value)
+        await watcher.value
+        window.close()
+        #expect(await window.othersSettled() == false)
+    }
 }

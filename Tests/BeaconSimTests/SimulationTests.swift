@@ -14,7 +14,7 @@ struct SimulationTests {
         #expect(chain.sections.allSatisfy { (2...3).contains($0.gateways.count) })
     }
 
-    @Test("a chain with N gateways per section puts N inside every section, on distinct spots", arguments: [1, 4, 6, 9])
+    @Test("a chain with N gateways per section puts N inside every section, on distinct spots", arguments: [1, 4, 5, 6, 9])
     func denserChain(_ n: Int) throws {
         let config = DefaultChain.config(gatewaysPerSection: n)
         let chain = try config.resolve()

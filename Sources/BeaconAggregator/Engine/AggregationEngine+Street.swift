@@ -185,9 +185,11 @@ extension AggregationEngine {
             let n = freshLinks(ti, at: t, into: buffer)
             guard n > 0 else { return nil }
             let fresh = UnsafeBufferPointer(rebasing: buffer[..<n])
-            // A device keeps at most maxLinks links: when all are in use, a gateway without one may
-            // still hear it, only more weakly than the weakest it has.
-            let censor = n >= DeviceTrack.maxLinks ? fresh.lazy.map(\.x).min()! : -Double.infinity
+            // A device keeps at most maxLinks links: when all are in use (any store's), a gateway
+            // without one may still hear it, on average no better than the weakest it has (a
+            // single report needs a clear lead over that to take its place).
+            let censor = tracks[ti].links.count >= DeviceTrack.maxLinks
+                ? tracks[ti].links.lazy.map(\.filter.estimate).min()! : -Double.infinity
             var power = 0.0
             for l in fresh { power += l.power }
             power /= Double(n)

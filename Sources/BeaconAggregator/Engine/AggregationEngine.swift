@@ -199,11 +199,12 @@ public struct AggregationEngine: Sendable {
 
     /// Which link a gateway without one takes when all ``DeviceTrack/maxLinks`` are in use: the
     /// stalest if one has not been heard for ``Tuning/staleAfterSeconds`` (the device moved on);
-    /// otherwise the weakest, and only if the newcomer hears the device more strongly than that
-    /// (nil: the sighting updates nothing per link). The strongest links are what the rules weigh,
-    /// and the street test counts a gateway without a link as hearing below the weakest — replacing
-    /// the stalest regardless would, once more gateways hear a device than it has links, keep the
-    /// most recently heard instead, each filter restarting from one sample.
+    /// otherwise the weakest, and only if the newcomer's report beats that link's estimate by
+    /// ``linkReplacementMargin`` (nil: the sighting updates nothing per link). The strongest links
+    /// are what the rules weigh, and the street test counts a gateway without a link as hearing
+    /// below the weakest plus that margin — replacing the stalest regardless would, once more
+    /// gateways hear a device than it has links, keep the most recently heard instead, each
+    /// filter restarting from one sample.
     func linkToReplace(_ ti: Int, newRSSI: Double, at t: Int64) -> Int? {
         let stale = Int64(tuning.staleAfterSeconds * 1000)
         return tracks[ti].links.withUnsafeBufferPointer { links -> Int? in
@@ -213,9 +214,16 @@ public struct AggregationEngine: Sendable {
                 if links[i].filter.estimate < links[weakest].filter.estimate { weakest = i }
             }
             if t - links[stalest].filter.time > stale { return stalest }
-            return newRSSI > links[weakest].filter.estimate ? weakest : nil
+            return newRSSI > links[weakest].filter.estimate + linkReplacementMargin ? weakest : nil
         }
     }
+
+    /// How much a single report must beat the weakest link's estimate to replace it: one
+    /// standard deviation of a report (``Tuning/measurementNoiseDB``). Without it, the link in the
+    /// last slot would change whenever noise lifted one report of an unlinked gateway above it —
+    /// about once a second per device heard by more gateways than it keeps — and restart from
+    /// that one sample.
+    var linkReplacementMargin: Double { tuning.measurementNoiseDB }
 
     mutating func observe(_ o: ObservationRef, gateway g: Int, into out: inout [EngineOutput]) {
         statistics.sightings += 1

@@ -277,9 +277,13 @@ public final class AggregatorService: Service, Sendable {
                             break attempt
                         default:
                             // Not connected: what is in flight is resent by libmosquitto after the
-                            // reconnect; this one waits its turn.
+                            // reconnect; this one waits its turn, and goes only once all of those
+                            // are acknowledged — libmosquitto marks the client connected a moment
+                            // before it queues its resends, and a new message slipping in there
+                            // would overtake them (an older retained state over a newer one).
                             try? await Task.sleep(for: delay)
                             delay = min(delay * 2, .seconds(5))
+                            guard await window.othersSettled() else { break sending }
                         }
                     }
                 }
@@ -334,9 +338,27 @@ public final class AggregatorService: Service, Sendable {
 /// How many more messages the publisher may have in flight: the sender takes a slot per message,
 /// the collector gives it back per acknowledgement.
 final class PublishWindow: Sendable {
-    private let state: Mutex<(free: Int, closed: Bool, waiter: CheckedContinuation<Bool, Never>?)>
+    private let size: Int
+    private let state: Mutex<(free: Int, closed: Bool, waiter: CheckedContinuation<Bool, Never>?, settled: CheckedContinuation<Bool, Never>?)>
 
-    init(size: Int) { state = Mutex((max(1, size), false, nil)) }
+    init(size: Int) {
+        self.size = max(1, size)
+        state = Mutex((self.size, false, nil, nil))
+    }
+
+    /// For a sender holding one slot: waits until every other message is acknowledged; false
+    /// once closed.
+    func othersSettled() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { s -> Bool? in
+                if s.closed { return false }
+                if s.free >= size - 1 { return true }
+                s.settled = continuation
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
 
     /// Takes a slot, waiting for one if none is free; false once closed.
     func acquire() async -> Bool {
@@ -358,24 +380,31 @@ final class PublishWindow: Sendable {
 
     /// Gives a slot back (to the waiting sender, if any).
     func release() {
-        let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+        let (waiter, settled) = state.withLock { s -> (CheckedContinuation<Bool, Never>?, CheckedContinuation<Bool, Never>?) in
             if let waiter = s.waiter {
                 s.waiter = nil
-                return waiter
+                return (waiter, nil)
             }
             s.free += 1
-            return nil
+            guard s.free >= size - 1, let settled = s.settled else { return (nil, nil) }
+            s.settled = nil
+            return (nil, settled)
         }
         waiter?.resume(returning: true)
+        settled?.resume(returning: true)
     }
 
     /// No more slots, ever: a waiting sender gets false.
     func close() {
-        let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+        let (waiter, settled) = state.withLock { s -> (CheckedContinuation<Bool, Never>?, CheckedContinuation<Bool, Never>?) in
             s.closed = true
-            defer { s.waiter = nil }
-            return s.waiter
+            defer {
+                s.waiter = nil
+                s.settled = nil
+            }
+            return (s.waiter, s.settled)
         }
         waiter?.resume(returning: false)
+        settled?.resume(returning: false)
     }
 }

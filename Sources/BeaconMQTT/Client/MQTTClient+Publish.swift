@@ -30,8 +30,9 @@ extension MQTTClient {
     /// ``MQTTPublishReceipt/acknowledged()`` waits for what ``publish(to:payload:qos:retain:messageExpiry:)``
     /// waits for. Messages go out in the order of these calls, so a caller can keep many in
     /// flight — one round trip per message no longer bounds its rate — and still publish in
-    /// order. Await every receipt: an acknowledgement nobody collects stays parked until the
-    /// client disconnects.
+    /// order. Await every receipt exactly once, and keep well under 65 535 outstanding: an
+    /// acknowledgement nobody collects stays parked until the client disconnects, and once
+    /// libmosquitto reuses its packet id a later receipt would collect it as its own.
     /// - Throws: what `publish` throws before it waits: ``MQTTError/notConnected``,
     ///   ``MQTTError/shutdown``, ``MQTTError/invalidTopic(topic:reason:)``,
     ///   ``MQTTError/payloadTooLarge(size:limit:)``, ``MQTTError/protocolError(code:reason:)``.

@@ -51,16 +51,17 @@ public enum DefaultChain {
         return ChainConfig(siteUUID: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", stores: storeList, gateways: gateways)
     }
 
-    /// `n` positions in a section, row by row on a grid of 1–3 rows, each at the centre of its
-    /// cell (4: a 2 × 2 grid 3 m and 2.5 m in from the walls).
+    /// `n` positions in a section on 1–3 rows, each at the centre of its cell (4: a 2 × 2 grid
+    /// 3 m and 2.5 m in from the walls); a last row with fewer is spread over the whole width.
     static func grid(_ n: Int) -> [(x: Double, y: Double)] {
-        let n = min(max(n, 1), maxGatewaysPerSection)
+        precondition((1...maxGatewaysPerSection).contains(n), "gateways per section must be 1…\(maxGatewaysPerSection)")
         let rows = n <= 3 ? 1 : n <= 6 ? 2 : 3
         let columns = (n + rows - 1) / rows
         var points: [(x: Double, y: Double)] = []
         for r in 0..<rows {
-            for c in 0..<columns where points.count < n {
-                points.append((width * Double(2 * c + 1) / Double(2 * columns), depth * Double(2 * r + 1) / Double(2 * rows)))
+            let inRow = min(columns, n - points.count)
+            for c in 0..<inRow {
+                points.append((width * Double(2 * c + 1) / Double(2 * inRow), depth * Double(2 * r + 1) / Double(2 * rows)))
             }
         }
         return points
