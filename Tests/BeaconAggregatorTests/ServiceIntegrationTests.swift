@@ -96,6 +96,49 @@ struct ServiceIntegrationTests {
         await watch.stop()
     }
 
+    @Test("a publish the broker refuses (ACL) is dropped and counted; the messages behind it still go out")
+    func refusedPublishDropped() async throws {
+        // Anonymous clients may read everything and write everything but events.
+        let acl = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-acl-\(UInt32.random(in: 0...UInt32.max))").path
+        try """
+            topic read beaconnet/#
+            topic readwrite beaconnet/sightings/#
+            topic readwrite beaconnet/aggregators/#
+            topic readwrite beaconnet/devices/#
+            topic readwrite beaconnet/occupancy/#
+            topic readwrite beaconnet/rejects/#
+
+            """.write(toFile: acl, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: acl) }
+        try await withBroker(BrokerConfiguration(extraConfiguration: ["acl_file \(acl)"])) { broker in
+            let chain = try Fixture.config().resolve()
+            let settings = AggregatorSettings(chain: chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "agg-acl"),
+                                              aggregator: try AggregatorID("agg-acl"), version: "test")
+            let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
+            let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
+            let running = Task { try await group.run() }
+            let watch = try await Watcher.start(broker, ["beaconnet/#"])
+            try await watch.until("status online") { $0.topic == "beaconnet/aggregators/agg-acl/status" && $0.text.contains("\"online\"") }
+            let publisher = try await LiveTraffic.client(broker)
+            try await LiveTraffic.publish(publisher, device: Fixture.phone, from: LiveTraffic.now() - 20_000, seconds: 6, levels: ["gw-a": -58])
+            // The enter events are refused (and were, before, retried for ever ahead of the rest);
+            // the state and occupancy decided with them arrive.
+            try await watch.until("the device's state") { $0.topic.hasPrefix("beaconnet/devices/") && $0.text.contains("\"inside\"") }
+            try await watch.until("section occupancy") { $0.topic == "beaconnet/occupancy/1/10" && $0.text.contains("\"count\":1") }
+            let events = watch.messages.filter { $0.topic.hasPrefix("beaconnet/events/") }.map { "\($0.topic) \($0.text)" }
+            #expect(events.isEmpty)
+            // The refusals are counted as their acknowledgements are collected, which may be just
+            // after the broker forwarded what followed them.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while service.droppedPublishes < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(service.droppedPublishes == 2)
+            await group.triggerGracefulShutdown()
+            try await running.value
+            await publisher.disconnect()
+            await watch.stop()
+        }
+    }
+
     @Test("kill -9 and restart: state is restored from the retained topics, no enter event is invented")
     func killNineRestart() async throws {
         let binary = LiveTraffic.packageRoot.appendingPathComponent(".build/debug/beacon-aggregator").path

@@ -21,6 +21,8 @@ public final class AggregatorService: Service, Sendable {
         let processor: Mutex<MessageProcessor>
         /// Messages waiting to be published (the status topic's lag).
         let backlog = Atomic<Int>(0)
+        /// Messages dropped because the broker refused them or could never take them.
+        let droppedPublishes = Atomic<Int>(0)
         /// Last log time per reject reason, for rate-limited logging, and how many were not logged.
         let rejectLog = Mutex<[String: (time: Int64, suppressed: Int)]>([:])
 
@@ -245,7 +247,7 @@ public final class AggregatorService: Service, Sendable {
                         try await receipt.acknowledged()
                     } catch {
                         if case .shutdown = error { return }
-                        self.logger.error("dropping a message the broker refused: \(error)", metadata: ["mqtt.topic": "\(receipt.topic)"])
+                        self.logDroppedPublish("the broker refused it: \(error)", topic: receipt.topic)
                     }
                     self.state.backlog.subtract(1, ordering: .relaxed)
                     window.release()
@@ -271,7 +273,7 @@ public final class AggregatorService: Service, Sendable {
                         if Task.isCancelled { break sending }
                         switch error {
                         case .payloadTooLarge, .invalidTopic, .protocolError:
-                            logger.error("dropping a message the broker cannot take: \(error)", metadata: ["mqtt.topic": "\(message.topic)"])
+                            logDroppedPublish("the broker cannot take it: \(error)", topic: message.topic)
                             state.backlog.subtract(1, ordering: .relaxed)
                             window.release()
                             break attempt
@@ -292,6 +294,17 @@ public final class AggregatorService: Service, Sendable {
             await group.waitForAll()
         }
     }
+
+    /// Counts a dropped message and logs it at the 1st, 2nd, 4th, 8th, … drop, so an ACL mistake
+    /// on a whole topic tree shows without flooding the log at the event rate.
+    func logDroppedPublish(_ why: String, topic: String) {
+        let total = state.droppedPublishes.wrappingAdd(1, ordering: .relaxed).newValue
+        guard total & (total - 1) == 0 else { return }
+        logger.error("dropping a message: \(why)", metadata: ["mqtt.topic": "\(topic)", "publish.dropped_total": "\(total)"])
+    }
+
+    /// Messages dropped so far because the broker refused them or could never take them.
+    public var droppedPublishes: Int { state.droppedPublishes.load(ordering: .relaxed) }
 
     func statusOutbound(online: Bool) -> Outbound {
         let status = state.processor.withLock { $0.status(now: settings.clock(), version: settings.version, online: online) }
