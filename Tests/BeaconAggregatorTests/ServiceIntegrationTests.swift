@@ -36,7 +36,7 @@ struct ServiceIntegrationTests {
         try await LiveTraffic.publish(publisher, device: Fixture.phone, from: base + 8000, seconds: 8, levels: ["gw-a": -79, "gw-b": -57])
         let moved = try await watch.until("section 20 enter") { $0.topic == "beaconnet/events/1/20/enter" }
         let event = try RegionEvent.decode(moved.payload)
-        #expect(event.fromSection == 10 && event.storeName == "Main St" && event.sectionName == "Grocery")
+        #expect(event.fromSection == 10 && event.storeName == "Main St" && event.sectionName == "Grocery", "\(moved.text); all: \(watch.messages.filter { $0.topic.hasPrefix("beaconnet/events/") }.map { "\($0.topic) \($0.text)" })")
         try await watch.until("occupancy of the store") { $0.topic == "beaconnet/occupancy/1" && $0.text.contains("\"count\":1") }
 
         // A late subscriber learns the state at once (retained): didDetermineState.
