@@ -64,8 +64,18 @@ extension AggregationEngine {
         }
         if !fresh.isEmpty {
             let weight = first ? 1 : min(1, dt / HMM.evidenceTime)
+            // The store's gateways that did not hear the device lately: each says "too weak here",
+            // below its floor — or, when all links are in use, no better than the weakest link.
+            let censor = tracks[ti].links.count >= DeviceTrack.maxLinks
+                ? tracks[ti].links.lazy.map(\.filter.estimate).min()! : -Double.infinity
+            let storeGateways = chain.stores[store].gateways
+            var missed: [MissedGateway] = []
+            for (local, global) in storeGateways.enumerated() where hearsLately(global, at: t) && !fresh.contains(where: { $0.g == local }) {
+                missed.append((local, max(gateways[global].floor, censor)))
+            }
+            let power = fresh.reduce(0) { $0 + $1.power } / Double(fresh.count)
             var logLikelihood = [Double](repeating: 0, count: count)
-            for s in 0..<count { logLikelihood[s] = Self.logLikelihood(fresh, model: model, section: s) }
+            for s in 0..<count { logLikelihood[s] = Self.logLikelihood(fresh, missed: missed, power: power, model: model, section: s) }
             let best = logLikelihood.max() ?? 0
             for s in 0..<count { posterior[s] *= exp(weight * (logLikelihood[s] - best)) }
         }
@@ -79,6 +89,14 @@ extension AggregationEngine {
         tracks[ti].posterior = posterior
         tracks[ti].posteriorTime = max(t, tracks[ti].posteriorTime)
         return argmax(posterior)
+    }
+
+    /// True when gateway `g` reported someone within ``Tuning/gatewaySilenceSeconds`` of `t`: only
+    /// then does its not hearing a device count as evidence (a deaf receiver, still sending its
+    /// heartbeats, must not push devices out of its section or out of the store).
+    func hearsLately(_ g: Int, at t: Int64) -> Bool {
+        let last = gateways[g].lastHeard
+        return last != .min && t - last <= Int64(tuning.gatewaySilenceSeconds * 1000)
     }
 
     /// Fresh links of the device's store, as the likelihoods read them.
@@ -107,7 +125,7 @@ extension AggregationEngine {
     /// log p(links | section) with the device's common offset `b` (transmit power, body) profiled
     /// out under a N(0, σ_b²) prior: residuals `r_g = x_g − (power_g + L[g][s])`, weights
     /// `w_g = 1/(σ_model² + P_g)`, `b̂ = Σw·r / (Σw + 1/σ_b²)`.
-    static func logLikelihood(_ links: [FreshLink], model: SectionModel, section s: Int) -> Double {
+    static func logLikelihood(_ links: [FreshLink], missed: [MissedGateway] = [], power: Double = 0, model: SectionModel, section s: Int) -> Double {
         var sw = 0.0, swr = 0.0
         for l in links {
             let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)
@@ -121,6 +139,9 @@ extension AggregationEngine {
             let w = 1 / (HMM.modelSigma * HMM.modelSigma + l.variance)
             let r = l.x - (l.power + model.pathLoss[l.g][s]) - b
             ll -= 0.5 * w * r * r
+        }
+        for m in missed {
+            ll += logNormalCDF((m.floor - (power + model.pathLoss[m.g][s] + b)) / HMM.modelSigma)
         }
         return ll
     }

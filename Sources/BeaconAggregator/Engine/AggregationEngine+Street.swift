@@ -196,7 +196,7 @@ extension AggregationEngine {
             return withUnsafeTemporaryAllocation(of: MissedGateway.self, capacity: model.gateways.count) { scratch in
                 // Gateways of the store that have not heard it lately: each says "too weak here".
                 var m = 0
-                for (local, global) in model.gateways.enumerated() where !fresh.contains(where: { $0.g == local }) {
+                for (local, global) in model.gateways.enumerated() where hearsLately(global, at: t) && !fresh.contains(where: { $0.g == local }) {
                     scratch[m] = (local, max(gateways[global].floor, censor))
                     m += 1
                 }

@@ -231,6 +231,7 @@ public struct AggregationEngine: Sendable {
         let ti = devices.track(of: o.device) ?? newTrack(DeviceID(validatedUTF8: o.device))
         let rssi = Double(o.rssi) + gatewayCalibration[g]
         gateways[g].noteRSSI(rssi)
+        if o.time > gateways[g].lastHeard { gateways[g].lastHeard = o.time }
         let power = o.measuredPower.map(Double.init) ?? tuning.defaultMeasuredPower
         let r = tuning.measurementNoiseDB * tuning.measurementNoiseDB
         tracks[ti].lastSeen = max(tracks[ti].lastSeen, o.time)

@@ -43,6 +43,9 @@ struct GatewayTrack: Sendable {
     /// The gateway's reception floor: a running estimate of the 1st percentile of the calibrated
     /// RSSI it reports, dBm — below it an advert is usually not heard at all.
     var floor = -90.0
+    /// Event time of the latest sighting it reported, of any device: a gateway that heard no one
+    /// lately may be deaf, and its silence about one device then says nothing.
+    var lastHeard: Int64 = .min
 
     /// Moves ``floor`` towards the 1st percentile (a stochastic-approximation quantile step).
     @inline(__always)
