@@ -48,25 +48,25 @@ struct Sweep: ParsableCommand {
         settings.seed = seed
         print((gatewaysPerSection == nil ? "rule/margin/dwell/q" : "rule/m/dw/q/gw").padding(toLength: 15, withPad: " ", startingAt: 0) + Report.header.dropFirst(15))
         for layout in layouts {
-        let chain = DefaultChain.config(gatewaysPerSection: layout)
-        for rule in rules.split(separator: ",") {
-            guard let r = Tuning.Rule(rawValue: String(rule)) else { throw ValidationError("unknown rule \(rule)") }
-            for margin in try list(margins) {
-                for dwell in try list(dwells) {
-                    for q in try list(processNoise) {
-                        var tuning = Tuning()
-                        tuning.rule = r
-                        tuning.switchMarginDB = margin
-                        tuning.dwellSeconds = dwell
-                        tuning.processNoise = q
-                        let report = try InProcessRun.run(chain: chain, tuning: tuning, config: settings)
-                        var label = "\(r.rawValue.prefix(4))/\(fmt(margin))/\(fmt(dwell))/\(fmt(q))"
-                        if let layout { label += "/g\(layout)" }
-                        print(Report.row(label, report))
+            let chain = DefaultChain.config(gatewaysPerSection: layout)
+            for rule in rules.split(separator: ",") {
+                guard let r = Tuning.Rule(rawValue: String(rule)) else { throw ValidationError("unknown rule \(rule)") }
+                for margin in try list(margins) {
+                    for dwell in try list(dwells) {
+                        for q in try list(processNoise) {
+                            var tuning = Tuning()
+                            tuning.rule = r
+                            tuning.switchMarginDB = margin
+                            tuning.dwellSeconds = dwell
+                            tuning.processNoise = q
+                            let report = try InProcessRun.run(chain: chain, tuning: tuning, config: settings)
+                            var label = "\(r.rawValue.prefix(4))/\(fmt(margin))/\(fmt(dwell))/\(fmt(q))"
+                            if let layout { label += "/g\(layout)" }
+                            print(Report.row(label, report))
+                        }
                     }
                 }
             }
-        }
         }
     }
 

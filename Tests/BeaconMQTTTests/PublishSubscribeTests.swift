@@ -280,20 +280,11 @@ struct PublishSubscribeTests {
     @Test("pauseReading: a slow consumer loses nothing; the client holds its capacity and the broker queues the rest")
     func slowConsumerPausesReading() async throws {
         try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0"])) { broker in
-            var subscriberConfiguration = configuration(for: broker, clientID: "paused")
-            subscriberConfiguration.inboundBufferCapacity = 10
-            subscriberConfiguration.inboundOverflow = .pauseReading
-            let subscriber = try await connectedClient(subscriberConfiguration)
-            let publisher = try await connectedClient(configuration(for: broker, clientID: "fast"))
+            let (subscriber, publisher) = try await Self.pausedClients(broker, capacity: 10)
             let subscription = try await subscriber.subscribe(to: ["flood"], qos: .atLeastOnce)
-            for index in 0..<300 {
-                try await publisher.publish(to: "flood", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false)
-            }
+            try await Self.flood(publisher, 300)
             // Nobody has read yet: the network thread fills the buffer and waits there.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while (subscription.waitingMessages ?? 0) < 10, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await Self.waitUntilHolding(10, subscription)
             try await Task.sleep(for: .milliseconds(300))
             #expect(subscription.waitingMessages == 10)
             let all = try await collect(300, from: subscription)
@@ -306,19 +297,10 @@ struct PublishSubscribeTests {
     @Test("pauseReading: disconnecting while the network thread waits on a full buffer ends promptly and keeps what was read")
     func disconnectWhilePaused() async throws {
         try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0"])) { broker in
-            var subscriberConfiguration = configuration(for: broker, clientID: "paused")
-            subscriberConfiguration.inboundBufferCapacity = 5
-            subscriberConfiguration.inboundOverflow = .pauseReading
-            let subscriber = try await connectedClient(subscriberConfiguration)
-            let publisher = try await connectedClient(configuration(for: broker, clientID: "fast"))
+            let (subscriber, publisher) = try await Self.pausedClients(broker, capacity: 5)
             let subscription = try await subscriber.subscribe(to: ["flood"], qos: .atLeastOnce)
-            for index in 0..<50 {
-                try await publisher.publish(to: "flood", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false)
-            }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while (subscription.waitingMessages ?? 0) < 5, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await Self.flood(publisher, 50)
+            try await Self.waitUntilHolding(5, subscription)
             #expect(subscription.waitingMessages == 5)
             // The consumer is not reading; the disconnect must not wait for it (it would take the
             // 5 s fallback if the paused thread could not stop).
@@ -336,6 +318,29 @@ struct PublishSubscribeTests {
         }
     }
 
+    /// A connected pauseReading subscriber with room for `capacity` messages, and a publisher.
+    static func pausedClients(_ broker: Broker, capacity: Int) async throws -> (subscriber: MQTTClient, publisher: MQTTClient) {
+        var subscriberConfiguration = configuration(for: broker, clientID: "paused")
+        subscriberConfiguration.inboundBufferCapacity = capacity
+        subscriberConfiguration.inboundOverflow = .pauseReading
+        return (try await connectedClient(subscriberConfiguration), try await connectedClient(configuration(for: broker, clientID: "fast")))
+    }
+
+    /// Publishes "0" … "count − 1" to `flood`, QoS 1.
+    static func flood(_ publisher: MQTTClient, _ count: Int) async throws {
+        for index in 0..<count {
+            try await publisher.publish(to: "flood", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false)
+        }
+    }
+
+    /// Waits (at most 5 s) until `subscription` holds `count` messages nobody has taken.
+    static func waitUntilHolding(_ count: Int, _ subscription: MQTTSubscription) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while (subscription.waitingMessages ?? 0) < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// How a pauseReading subscription's consumer goes away.
     enum ConsumerGone: String, CaseIterable, Sendable {
         case unsubscribed, breaksOutKeepingTheSubscription, taskCancelled, subscriptionDropped
@@ -345,11 +350,7 @@ struct PublishSubscribeTests {
           arguments: ConsumerGone.allCases)
     func endedConsumerReleasesThread(_ how: ConsumerGone) async throws {
         try await withBroker(BrokerConfiguration(extraConfiguration: ["max_queued_messages 0"])) { broker in
-            var subscriberConfiguration = configuration(for: broker, clientID: "paused")
-            subscriberConfiguration.inboundBufferCapacity = 5
-            subscriberConfiguration.inboundOverflow = .pauseReading
-            let subscriber = try await connectedClient(subscriberConfiguration)
-            let publisher = try await connectedClient(configuration(for: broker, clientID: "fast"))
+            let (subscriber, publisher) = try await Self.pausedClients(broker, capacity: 5)
             var flood: MQTTSubscription? = try await subscriber.subscribe(to: ["flood"], qos: .atLeastOnce)
             let other = try await subscriber.subscribe(to: ["other"], qos: .atLeastOnce)
             var consumer: Task<Void, Never>?
@@ -365,15 +366,10 @@ struct PublishSubscribeTests {
             default:
                 break
             }
-            for index in 0..<50 {
-                try await publisher.publish(to: "flood", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false)
-            }
+            try await Self.flood(publisher, 50)
             if how != .breaksOutKeepingTheSubscription {
                 // The network thread waits on the full buffer.
-                let deadline = ContinuousClock.now + .seconds(5)
-                while (flood!.waitingMessages ?? 0) < 5, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                try await Self.waitUntilHolding(5, flood!)
                 #expect(flood!.waitingMessages == 5)
             }
             switch how {

@@ -64,14 +64,9 @@ extension AggregationEngine {
         }
         if !fresh.isEmpty {
             let weight = first ? 1 : min(1, dt / HMM.evidenceTime)
-            // The store's gateways that did not hear the device lately: each says "too weak here",
-            // below its floor — or, when all links are in use, no better than the weakest link.
-            let censor = tracks[ti].links.count >= DeviceTrack.maxLinks
-                ? tracks[ti].links.lazy.map(\.filter.estimate).min()! : -Double.infinity
             let storeGateways = chain.stores[store].gateways
-            var missed: [MissedGateway] = []
-            for (local, global) in storeGateways.enumerated() where hearsLately(global, at: t) && !fresh.contains(where: { $0.g == local }) {
-                missed.append((local, max(gateways[global].floor, censor)))
+            let missed = [MissedGateway](unsafeUninitializedCapacity: storeGateways.count) { buffer, n in
+                n = fresh.withUnsafeBufferPointer { missedGateways(ti, of: storeGateways, fresh: $0, at: t, into: buffer) }
             }
             let power = fresh.reduce(0) { $0 + $1.power } / Double(fresh.count)
             var logLikelihood = [Double](repeating: 0, count: count)
@@ -89,6 +84,25 @@ extension AggregationEngine {
         tracks[ti].posterior = posterior
         tracks[ti].posteriorTime = max(t, tracks[ti].posteriorTime)
         return argmax(posterior)
+    }
+
+    /// Writes into `buffer` the gateways of `storeGateways` (global indices, in local order) that
+    /// did not hear device `ti` lately, each with the level it heard it below: its floor or, when
+    /// all the device's links are in use, the weakest link's estimate if that is higher (a report
+    /// needs a clear lead over it to take its place). Only gateways that heard anyone lately
+    /// count (``hearsLately(_:at:)``). Returns how many; the street test and the HMM both read
+    /// these as censored observations.
+    func missedGateways(_ ti: Int, of storeGateways: [Int], fresh: UnsafeBufferPointer<FreshLink>, at t: Int64,
+                        into buffer: UnsafeMutableBufferPointer<MissedGateway>) -> Int {
+        let censor = tracks[ti].links.count >= DeviceTrack.maxLinks
+            ? tracks[ti].links.lazy.map(\.filter.estimate).min()! : -Double.infinity
+        var m = 0
+        for (local, global) in storeGateways.enumerated()
+        where m < buffer.count && hearsLately(global, at: t) && !fresh.contains(where: { $0.g == local }) {
+            buffer[m] = (local, max(gateways[global].floor, censor))
+            m += 1
+        }
+        return m
     }
 
     /// True when gateway `g` reported someone within ``Tuning/gatewaySilenceSeconds`` of `t`: only

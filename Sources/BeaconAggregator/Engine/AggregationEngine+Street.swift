@@ -185,21 +185,12 @@ extension AggregationEngine {
             let n = freshLinks(ti, at: t, into: buffer)
             guard n > 0 else { return nil }
             let fresh = UnsafeBufferPointer(rebasing: buffer[..<n])
-            // A device keeps at most maxLinks links: when all are in use (any store's), a gateway
-            // without one may still hear it, on average no better than the weakest it has (a
-            // single report needs a clear lead over that to take its place).
-            let censor = tracks[ti].links.count >= DeviceTrack.maxLinks
-                ? tracks[ti].links.lazy.map(\.filter.estimate).min()! : -Double.infinity
             var power = 0.0
             for l in fresh { power += l.power }
             power /= Double(n)
             return withUnsafeTemporaryAllocation(of: MissedGateway.self, capacity: model.gateways.count) { scratch in
                 // Gateways of the store that have not heard it lately: each says "too weak here".
-                var m = 0
-                for (local, global) in model.gateways.enumerated() where hearsLately(global, at: t) && !fresh.contains(where: { $0.g == local }) {
-                    scratch[m] = (local, max(gateways[global].floor, censor))
-                    m += 1
-                }
+                let m = missedGateways(ti, of: model.gateways, fresh: fresh, at: t, into: scratch)
                 let missed = UnsafeBufferPointer(rebasing: scratch[..<m])
                 let street = Self.bestLogLikelihood(fresh, missed: missed, power: power, table: model.pathLoss)
                 let inside = Self.bestLogLikelihood(

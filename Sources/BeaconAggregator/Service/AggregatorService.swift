@@ -351,8 +351,9 @@ public final class AggregatorService: Service, Sendable {
 /// How many more messages the publisher may have in flight: the sender takes a slot per message,
 /// the collector gives it back per acknowledgement.
 final class PublishWindow: Sendable {
+    private typealias State = (free: Int, closed: Bool, waiter: CheckedContinuation<Bool, Never>?, settled: CheckedContinuation<Bool, Never>?)
     private let size: Int
-    private let state: Mutex<(free: Int, closed: Bool, waiter: CheckedContinuation<Bool, Never>?, settled: CheckedContinuation<Bool, Never>?)>
+    private let state: Mutex<State>
 
     init(size: Int) {
         self.size = max(1, size)
@@ -375,15 +376,17 @@ final class PublishWindow: Sendable {
 
     /// Takes a slot, waiting for one if none is free; false once closed.
     func acquire() async -> Bool {
-        if let now = state.withLock({ s -> Bool? in
+        /// The answer without waiting, if there is one.
+        func take(_ s: inout State) -> Bool? {
             if s.closed { return false }
             if s.free > 0 { s.free -= 1; return true }
             return nil
-        }) { return now }
+        }
+        // Most calls find a slot: no continuation for those.
+        if let now = state.withLock({ take(&$0) }) { return now }
         return await withCheckedContinuation { continuation in
             let now = state.withLock { s -> Bool? in
-                if s.closed { return false }
-                if s.free > 0 { s.free -= 1; return true }
+                if let now = take(&s) { return now }
                 s.waiter = continuation
                 return nil
             }

@@ -25,10 +25,7 @@ extension MQTTClient {
         let id = core.state.withLock { $0.makeID() }
         var logger = core.logger
         logger[metadataKey: "mqtt.filters"] = "\(filters)"
-        let (stream, continuation, entry) = SubscriptionEntry.make(id: id, filters: filters, qos: qos, configuration: configuration, logger: logger)
-        let gate = entry.gate
-        continuation.onTermination = { [weak core] _ in
-            gate?.open()
+        let (stream, entry) = SubscriptionEntry.make(id: id, filters: filters, qos: qos, configuration: configuration, logger: logger) { [weak core] _ in
             core?.subscriptionEnded(id: id)
         }
 
@@ -83,11 +80,8 @@ extension MQTTClient {
         let id = core.state.withLock { $0.makeID() }
         var logger = core.logger
         logger[metadataKey: "mqtt.filters"] = "\(filters)"
-        let (stream, continuation, entry) = SubscriptionEntry.make(id: id, filters: filters, qos: qos, configuration: configuration, logger: logger)
         let persistent = !configuration.cleanSession
-        let gate = entry.gate
-        continuation.onTermination = { [weak core] termination in
-            gate?.open()
+        let (stream, entry) = SubscriptionEntry.make(id: id, filters: filters, qos: qos, configuration: configuration, logger: logger) { [weak core] termination in
             // A persistent session's subscription outlives a consumer that was cancelled (a
             // shutdown): the broker keeps queueing for the next run. unsubscribe(_:) removes it.
             let keep: Bool

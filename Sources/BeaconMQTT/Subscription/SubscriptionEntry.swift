@@ -24,10 +24,12 @@ final class SubscriptionEntry: Sendable {
     }
 
     /// A stream and its entry as the configuration asks: bounded and drop-oldest, or unbounded
-    /// behind a gate that pauses the network thread.
+    /// behind a gate that pauses the network thread. `onTermination` runs when the stream ends,
+    /// after the gate is opened for good (a thread waiting for a reader that is gone goes on).
     static func make(
-        id: UInt64, filters: [String], qos: MQTTQoS, configuration: MQTTConfiguration, logger: Logger
-    ) -> (AsyncStream<MQTTMessage>, AsyncStream<MQTTMessage>.Continuation, SubscriptionEntry) {
+        id: UInt64, filters: [String], qos: MQTTQoS, configuration: MQTTConfiguration, logger: Logger,
+        onTermination: @escaping @Sendable (AsyncStream<MQTTMessage>.Continuation.Termination) -> Void
+    ) -> (AsyncStream<MQTTMessage>, SubscriptionEntry) {
         let capacity = max(1, configuration.inboundBufferCapacity)
         let gate: InboundGate?
         let policy: AsyncStream<MQTTMessage>.Continuation.BufferingPolicy
@@ -40,7 +42,11 @@ final class SubscriptionEntry: Sendable {
             policy = .unbounded
         }
         let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: policy)
-        return (stream, continuation, SubscriptionEntry(id: id, filters: filters, qos: qos, continuation: continuation, gate: gate, logger: logger))
+        continuation.onTermination = { termination in
+            gate?.open()
+            onTermination(termination)
+        }
+        return (stream, SubscriptionEntry(id: id, filters: filters, qos: qos, continuation: continuation, gate: gate, logger: logger))
     }
 
     /// The first of the filters that matches `topic` (a C string from libmosquitto), if any.
