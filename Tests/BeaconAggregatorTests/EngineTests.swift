@@ -48,6 +48,34 @@ struct EngineTests {
         #expect(exit.dwell == exit.time - (t0 + 250))
     }
 
+    @Test("a lead over the margin that comes and goes wears away; a lead that stays moves the device, a bigger one sooner")
+    func leadIsIntegrated() throws {
+        // Margin 6 dB, dwell 1.5 s: a lead of 12 dB (twice the margin) moves the device after 1.5 s.
+        var d = Driver(try Fixture.engine { $0.switchMarginDB = 6; $0.dwellSeconds = 1.5 })
+        d.hear(Fixture.phone, ["gw-a": -60, "gw-b": -75], from: t0, to: t0 + 5000)
+        d.clear()
+        // A body turning round: 40 s in which 20 leads by 8 dB for 4 s at a time, then 10 leads
+        // again. "8 dB over the 6 dB margin for the 1.5 s dwell" would move it; the sum of the
+        // 2 dB excess never reaches 9 dB·s before 10's turn wears it away.
+        var t = t0 + 5000
+        for _ in 0..<5 {
+            d.hear(Fixture.phone, ["gw-a": -66, "gw-b": -58], from: t, to: t + 4000)
+            d.hear(Fixture.phone, ["gw-a": -58, "gw-b": -66], from: t + 4000, to: t + 8000)
+            t += 8000
+        }
+        #expect(d.transitions.isEmpty, "\(d.transitions)")
+
+        // A real move: 20 leads and keeps leading. The bigger the lead, the sooner the switch.
+        func switchTime(lead: Int) throws -> Int64 {
+            var e = d
+            e.hear(Fixture.phone, ["gw-a": -66, "gw-b": -66 + lead], from: t, to: t + 8000)
+            #expect(e.transitions == ["exit 1/10", "enter 1/20 from 10"], "lead \(lead): \(e.transitions)")
+            return try #require(e.transitionEvents.last).time - t
+        }
+        let small = try switchTime(lead: 10), big = try switchTime(lead: 24)
+        #expect(big < small, "lead 24 dB after \(big) ms, lead 10 dB after \(small) ms")
+    }
+
     @Test("a jump across the store needs a dwell per section in between")
     func adjacency() throws {
         var d = Driver(try Fixture.engine { $0.dwellSeconds = 2 })

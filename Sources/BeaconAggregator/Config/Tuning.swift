@@ -3,8 +3,10 @@
 public struct Tuning: Codable, Sendable, Equatable {
     /// Which rule decides the section from the scores.
     public enum Rule: String, Codable, Sendable, CaseIterable {
-        /// Strongest calibrated, smoothed section wins, but a challenger must lead by
-        /// `switch_margin_db` for `dwell_s` before the device moves (Core Location-like damping).
+        /// Strongest calibrated, smoothed section wins, but a challenger's lead over
+        /// `switch_margin_db`, summed over time (a CUSUM test), must reach margin × `dwell_s`
+        /// before the device moves: a lead of twice the margin takes the dwell time, a bigger one
+        /// less, one that comes and goes never gets there.
         case hysteresis
         /// A hidden-Markov forward filter over the store's sections: a walking-time transition
         /// model over the adjacency graph, a path-loss emission model from the gateway positions
@@ -28,16 +30,19 @@ public struct Tuning: Codable, Sendable, Equatable {
 
     /// `rule` (default `hysteresis`).
     public var rule: Rule = .hysteresis
-    /// `switch_margin_db` (default 6): how much a challenger section must lead, in dB.
+    /// `switch_margin_db` (default 6): the lead, in dB, above which a challenger section gathers
+    /// evidence (and below which it loses it).
     ///
     /// Margin and dwell both reject noise, but the dwell adds its whole length to every change,
     /// on top of the RSSI filter, which already averages over seconds. So the defaults ask for a
     /// clear lead (about one shadowing σ) held briefly, rather than a small lead held long: on
     /// the simulator (seeds 1–4) 6 dB / 0.5 s beats the earlier 4 dB / 1.5 s on accuracy, change
     /// latency and flaps together, and on the real Kolakowski recording too (75.0 against 74.5 %;
-    /// the HMM rule, which shares the dwell, 79.1 against 77.2 %).
+    /// the HMM rule, which shares the dwell, 79.1 against 77.2 %). Those figures predate summing
+    /// the lead; see ``AggregationEngine/decideByLead(_:_:at:into:)`` for what that changed.
     public var switchMarginDB: Double = 6
-    /// `dwell_s` (default 0.5): how long the challenger must lead before the device moves.
+    /// `dwell_s` (default 0.5): how long a challenger leading by twice the margin takes to move the
+    /// device (the HMM rule: how long it must hold its odds).
     public var dwellSeconds: Double = 0.5
     /// `exit_rule` (default `adaptive`).
     public var exitRule: ExitRule = .adaptive

@@ -79,21 +79,50 @@ extension AggregationEngine {
         case .nearest:
             if e.nearest >= 0 && e.nearest != current { changeSection(ti, to: e.nearest, at: t, into: &out) }
         case .hysteresis:
-            guard e.top != current, e.topValue - e.currentValue >= tuning.switchMarginDB else {
-                tracks[ti].challenger = -1
-                return
-            }
-            if tracks[ti].challenger != e.top {
-                tracks[ti].challenger = e.top
-                tracks[ti].challengerSince = t
-            }
-            // Across the store takes as long as walking through the sections between.
-            let first = chain.stores[tracks[ti].store].sections.lowerBound
-            let hops = max(1, min(Int(hopTable[current][e.top - first]), 8))
-            let dwell = Int64(tuning.dwellSeconds * 1000) * Int64(hops)
-            if t - tracks[ti].challengerSince >= dwell {
-                changeSection(ti, to: e.top, at: t, into: &out)
-            }
+            decideByLead(ti, e, at: t, into: &out)
+        }
+    }
+
+    /// The hysteresis rule as a CUSUM change detector (Page's test): the challenger's lead over
+    /// the current section, less the switch margin, is integrated over time, floored at zero, and
+    /// the device moves when the sum reaches margin × dwell (times the hops across the store).
+    ///
+    /// So a lead of twice the margin moves the device after the dwell time, a bigger one sooner, a
+    /// lead just over the margin only if it lasts; a lead below the margin wears the sum down rather
+    /// than resetting it. Shadowing and a body turning round make leads that come and go; a real
+    /// move makes one that grows and stays. Against the plain "lead by the margin for the dwell"
+    /// test at the same 6 dB / 0.5 s, the simulator (seeds 1–4) flaps 8.0–11.7 times per
+    /// device-hour instead of 14.7–20.4, with section accuracy within 0.6 points and changes about
+    /// 0.4 s later; the real Kolakowski recording scores 73.9 % instead of 75.0 %.
+    mutating func decideByLead(_ ti: Int, _ e: Evidence, at t: Int64, into out: inout [EngineOutput]) {
+        let current = tracks[ti].section
+        let margin = tuning.switchMarginDB
+        let challenger = e.top != current ? e.top : -1
+        // No fresh link in the current section is strong evidence, not proof: it counts as a lead
+        // of three margins.
+        let lead = challenger >= 0 ? min(e.topValue - e.currentValue, 3 * margin) : e.otherValue - e.currentValue
+        let previous = tracks[ti].challenger
+        if challenger >= 0 && previous >= 0 && previous != challenger {
+            // A different challenger starts from nothing: the evidence was for another section.
+            tracks[ti].leadSum = 0
+        }
+        // The lead seen now stands for the event time since the last look (batches of several
+        // gateways interleave, so a look may be older than the last) while that look is still
+        // fresh; after a longer silence, or a restart, which restores no running sum, the clock
+        // starts now.
+        let gap = t - tracks[ti].leadTime
+        let dt = gap > 0 && gap <= Int64(tuning.staleAfterSeconds * 1000) ? Double(gap) / 1000 : 0
+        tracks[ti].leadTime = max(t, tracks[ti].leadTime)
+        let sum = max(0, tracks[ti].leadSum + (lead - margin) * dt)
+        tracks[ti].leadSum = sum
+        if challenger >= 0 { tracks[ti].challenger = challenger }
+        if sum == 0 { tracks[ti].challenger = -1 }
+        guard challenger >= 0 else { return }
+        // Across the store takes as long as walking through the sections between.
+        let first = chain.stores[tracks[ti].store].sections.lowerBound
+        let hops = max(1, min(Int(hopTable[current][challenger - first]), 8))
+        if sum >= margin * tuning.dwellSeconds * Double(hops) {
+            changeSection(ti, to: challenger, at: t, into: &out)
         }
     }
 
@@ -180,6 +209,8 @@ extension AggregationEngine {
         tracks[ti].section = section
         tracks[ti].sectionSince = t
         tracks[ti].challenger = -1
+        tracks[ti].leadSum = 0
+        tracks[ti].leadTime = t
         // The events describe the new section: how sure we are of *it*, how near its gateway is.
         updateQuality(ti, evidence(ti, at: t))
         sectionCount[section] += 1

@@ -47,8 +47,12 @@ struct DeviceTrack: Sendable {
     var candidateStart: Int64 = 0
     /// Section that leads the current one, -1 for none.
     var challenger = -1
-    /// Since when the challenger has led by the margin.
+    /// Since when the challenger has led by the margin (the HMM rule).
     var challengerSince: Int64 = 0
+    /// The hysteresis rule's running sum of the challenger's lead over the margin, dB·s, and the
+    /// event time it reaches.
+    var leadSum = 0.0
+    var leadTime: Int64 = 0
     /// Exponentially decayed count of sightings in the current store (time constant ``rateTau``).
     var rateCount = 0.0
     /// Time of the last ``rateCount`` update.
