@@ -117,8 +117,9 @@ struct ServiceIntegrationTests {
         defer { try? FileManager.default.removeItem(atPath: acl) }
         try await withBroker(BrokerConfiguration(extraConfiguration: ["acl_file \(acl)"])) { broker in
             let chain = try Fixture.config().resolve()
-            let settings = AggregatorSettings(chain: chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "agg-acl"),
+            var settings = AggregatorSettings(chain: chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "agg-acl"),
                                               aggregator: try AggregatorID("agg-acl"), version: "test")
+            settings.statusInterval = .milliseconds(200)
             let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
             let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
             let running = Task { try await group.run() }
@@ -137,6 +138,10 @@ struct ServiceIntegrationTests {
             let deadline = ContinuousClock.now + .seconds(5)
             while service.droppedPublishes < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(service.droppedPublishes == 2)
+            // ...and reported on the status topic, where the engineer on call looks.
+            try await watch.until("dropped publishes on the status") {
+                $0.topic == "beaconnet/aggregators/agg-acl/status" && $0.text.contains("\"dropped_publishes\":2")
+            }
             await group.triggerGracefulShutdown()
             try await running.value
             await publisher.disconnect()

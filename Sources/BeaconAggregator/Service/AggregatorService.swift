@@ -307,7 +307,10 @@ public final class AggregatorService: Service, Sendable {
     public var droppedPublishes: Int { state.droppedPublishes.load(ordering: .relaxed) }
 
     func statusOutbound(online: Bool) -> Outbound {
-        let status = state.processor.withLock { $0.status(now: settings.clock(), version: settings.version, online: online) }
+        let dropped = UInt64(droppedPublishes)
+        let status = state.processor.withLock {
+            $0.status(now: settings.clock(), version: settings.version, online: online, droppedPublishes: dropped)
+        }
         return Outbound(topic: settings.scheme.string(for: status.topic), payload: status.encoded(), delivery: .retained(expirySeconds: nil))
     }
 

@@ -49,8 +49,9 @@ extension MessageProcessor {
             proximity: s.proximity, accuracy: s.accuracy, confidence: s.confidence, sequence: s.sequence)
     }
 
-    /// The aggregator's status payload at `now`.
-    public func status(now: Int64, version: String, online: Bool = true) -> AggregatorStatus {
+    /// The aggregator's status payload at `now`; `droppedPublishes` is the service's count of
+    /// messages it gave up publishing (nil leaves it out).
+    public func status(now: Int64, version: String, online: Bool = true, droppedPublishes: UInt64? = nil) -> AggregatorStatus {
         var loss: [GatewayID: UInt64] = [:]
         var restartGap: [GatewayID: UInt64] = [:]
         for g in engine.gatewayCounters() {
@@ -63,6 +64,6 @@ extension MessageProcessor {
             stores: stores.isAll ? nil : stores.description,
             counters: .init(messages: counters.messages, batches: engine.statistics.batches, sightings: counters.sightings,
                             devices: UInt64(engine.trackedDevices), rejects: counters.rejects, loss: loss, restartGap: restartGap,
-                            lagMilliseconds: lag))
+                            lagMilliseconds: lag, droppedPublishes: droppedPublishes))
     }
 }

@@ -23,12 +23,15 @@ public struct AggregatorStatus: WirePayload, Hashable {
         public var restartGap: [GatewayID: UInt64]
         /// How far event time lags behind the aggregator's clock, in milliseconds (`"lag_ms"`).
         public var lagMilliseconds: Int64?
+        /// Messages the aggregator gave up publishing because the broker refused them (an ACL, a
+        /// quota) or could never take them (`"dropped_publishes"`).
+        public var droppedPublishes: UInt64?
 
         /// Creates counters; omitted ones are not reported.
         public init(
             messages: UInt64? = nil, batches: UInt64? = nil, sightings: UInt64? = nil, devices: UInt64? = nil,
             rejects: [String: UInt64] = [:], loss: [GatewayID: UInt64] = [:], restartGap: [GatewayID: UInt64] = [:],
-            lagMilliseconds: Int64? = nil
+            lagMilliseconds: Int64? = nil, droppedPublishes: UInt64? = nil
         ) {
             self.messages = messages
             self.batches = batches
@@ -38,6 +41,7 @@ public struct AggregatorStatus: WirePayload, Hashable {
             self.rejects = rejects
             self.loss = loss
             self.lagMilliseconds = lagMilliseconds
+            self.droppedPublishes = droppedPublishes
         }
     }
 
@@ -101,6 +105,7 @@ extension AggregatorStatus {
             counts.set("restart_gap", gap)
         }
         counts.setIfPresent("lag_ms", counters.lagMilliseconds)
+        counts.setIfPresent("dropped_publishes", counters.droppedPublishes)
         if !counts.isEmpty { root.set("counters", counts) }
         return root.serialized()
     }
@@ -131,7 +136,8 @@ extension AggregatorStatus {
                     },
                     loss: try counts.counterMap("loss", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
                     restartGap: try counts.counterMap("restart_gap", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
-                    lagMilliseconds: try counts.optionalInt("lag_ms", in: WireNumbers.durationRange, unit: "ms"))
+                    lagMilliseconds: try counts.optionalInt("lag_ms", in: WireNumbers.durationRange, unit: "ms"),
+                    droppedPublishes: try counts.optionalCount("dropped_publishes"))
             }
             return AggregatorStatus(aggregator: aggregator, state: state, version: version, time: time, stores: stores, counters: counters)
         }

@@ -132,7 +132,8 @@ enum GoldenPayloads {
             "rejects": { "invalid_json": 1, "out_of_range": 4 },
             "loss": { "gw-12-3": 2 },
             "restart_gap": { "gw-12-3": 31 },
-            "lag_ms": 84
+            "lag_ms": 84,
+            "dropped_publishes": 0
           }
         }
         """#
