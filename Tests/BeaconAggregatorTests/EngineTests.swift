@@ -23,7 +23,7 @@ struct EngineTests {
         d.hear(Fixture.phone, ["gw-a": -62, "gw-b": -70], from: t0, to: t0 + 5000)
         #expect(d.transitions == ["enter 1", "enter 1/10"])
         d.clear()
-        // Ten minutes at the boundary: the two sections trade the lead by 2 dB, under the 4 dB margin.
+        // Ten minutes at the boundary: the two sections trade the lead by 2 dB, under the 6 dB margin.
         var t = t0 + 5000
         for i in 0..<600 {
             let lead = i % 2 == 0 ? 2 : -2
@@ -33,7 +33,7 @@ struct EngineTests {
         #expect(d.transitions.isEmpty)
     }
 
-    @Test("a challenger that leads by the margin for the dwell time wins, naming where it came from",
+    @Test("a challenger that keeps a clear lead wins after the dwell time, naming where it came from",
           arguments: [Tuning.Rule.hysteresis, .hmm])
     func sectionChange(_ rule: Tuning.Rule) throws {
         var d = Driver(try Fixture.engine { $0.dwellSeconds = 2; $0.rule = rule })
@@ -58,9 +58,12 @@ struct EngineTests {
         // again. "8 dB over the 6 dB margin for the 1.5 s dwell" would move it; the sum of the
         // 2 dB excess never reaches 9 dB·s before 10's turn wears it away.
         var t = t0 + 5000
-        for _ in 0..<5 {
+        for _ in 0..<8 {
             d.hear(Fixture.phone, ["gw-a": -66, "gw-b": -58], from: t, to: t + 4000)
+            #expect(try #require(d.engine.tracks.first { $0.id == Fixture.phone }).leadSum > 0)
             d.hear(Fixture.phone, ["gw-a": -58, "gw-b": -66], from: t + 4000, to: t + 8000)
+            // Worn away, not just kept under the threshold.
+            #expect(try #require(d.engine.tracks.first { $0.id == Fixture.phone }).leadSum == 0)
             t += 8000
         }
         #expect(d.transitions.isEmpty, "\(d.transitions)")
@@ -74,6 +77,35 @@ struct EngineTests {
         }
         let small = try switchTime(lead: 10), big = try switchTime(lead: 24)
         #expect(big < small, "lead 24 dB after \(big) ms, lead 10 dB after \(small) ms")
+    }
+
+    @Test("a tag heard less often than a reading stays fresh still moves; without a dwell a lead must still beat the margin")
+    func sparseTagAndNoDwell() throws {
+        // One advert every 5 s (stale_after_s is 4): each look sees only the gateway that heard it.
+        var d = Driver(try Fixture.engine { $0.switchMarginDB = 6; $0.dwellSeconds = 0.5 })
+        func every5s(_ levels: [String: Int], from: Int64, count: Int) {
+            for k in 0..<count {
+                let s = from + Int64(k) * 5000
+                for gw in ["gw-a", "gw-b", "gw-b2", "gw-c", "gw-h"] {
+                    d.batch(gw, sent: s + 1000, levels[gw].map { [(Fixture.phone, s, $0)] } ?? [])
+                }
+                d.silence(from: s + 1000, to: s + 5000)
+            }
+        }
+        every5s(["gw-a": -60], from: t0, count: 3)
+        #expect(d.transitions == ["enter 1", "enter 1/10"])
+        d.clear()
+        every5s(["gw-b": -60], from: t0 + 15_000, count: 4)
+        #expect(d.transitions == ["exit 1/10", "enter 1/20 from 10"], "\(d.transitions)")
+
+        // Dwell 0: a challenger 4 dB ahead (under the 6 dB margin) never wins; 10 dB ahead wins at once.
+        var e = Driver(try Fixture.engine { $0.switchMarginDB = 6; $0.dwellSeconds = 0 })
+        e.hear(Fixture.phone, ["gw-a": -60, "gw-b": -75], from: t0, to: t0 + 5000)
+        e.clear()
+        e.hear(Fixture.phone, ["gw-a": -64, "gw-b": -60], from: t0 + 5000, to: t0 + 35_000)
+        #expect(e.transitions.isEmpty, "\(e.transitions)")
+        e.hear(Fixture.phone, ["gw-a": -70, "gw-b": -60], from: t0 + 35_000, to: t0 + 45_000)
+        #expect(e.transitions == ["exit 1/10", "enter 1/20 from 10"], "\(e.transitions)")
     }
 
     @Test("a jump across the store needs a dwell per section in between")

@@ -125,7 +125,8 @@ extension Tuning {
         func check(_ ok: Bool, _ key: String, _ message: String) {
             if !ok { issues.append(ConfigIssue(path: "$.tuning.\(key)", message: message)) }
         }
-        check(switchMarginDB.isFinite && (0...30).contains(switchMarginDB), "switch_margin_db", "must be 0…30 dB")
+        check(switchMarginDB.isFinite && switchMarginDB > 0 && switchMarginDB <= 30, "switch_margin_db",
+              "must be more than 0 and at most 30 dB (the dwell is counted in margin × seconds)")
         check(dwellSeconds.isFinite && (0...120).contains(dwellSeconds), "dwell_s", "must be 0…120 s")
         check(exitTimeoutSeconds.isFinite && (1...3600).contains(exitTimeoutSeconds), "exit_timeout_s", "must be 1…3600 s")
         check(exitMinSeconds.isFinite && exitMinSeconds >= 0.5 && exitMinSeconds <= exitTimeoutSeconds,

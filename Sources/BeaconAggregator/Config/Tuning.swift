@@ -6,7 +6,8 @@ public struct Tuning: Codable, Sendable, Equatable {
         /// Strongest calibrated, smoothed section wins, but a challenger's lead over
         /// `switch_margin_db`, summed over time (a CUSUM test), must reach margin × `dwell_s`
         /// before the device moves: a lead of twice the margin takes the dwell time, a bigger one
-        /// less, one that comes and goes never gets there.
+        /// less (down to half of it: a lead counts up to three margins), one that comes and goes
+        /// never gets there.
         case hysteresis
         /// A hidden-Markov forward filter over the store's sections: a walking-time transition
         /// model over the adjacency graph, a path-loss emission model from the gateway positions
@@ -39,7 +40,7 @@ public struct Tuning: Codable, Sendable, Equatable {
     /// the simulator (seeds 1–4) 6 dB / 0.5 s beats the earlier 4 dB / 1.5 s on accuracy, change
     /// latency and flaps together, and on the real Kolakowski recording too (75.0 against 74.5 %;
     /// the HMM rule, which shares the dwell, 79.1 against 77.2 %). Those figures predate summing
-    /// the lead; see ``AggregationEngine/decideByLead(_:_:at:into:)`` for what that changed.
+    /// the lead over time (see the README's "Summing the lead" for what that changed).
     public var switchMarginDB: Double = 6
     /// `dwell_s` (default 0.5): how long a challenger leading by twice the margin takes to move the
     /// device (the HMM rule: how long it must hold its odds).

@@ -49,10 +49,12 @@ struct DeviceTrack: Sendable {
     var challenger = -1
     /// Since when the challenger has led by the margin (the HMM rule).
     var challengerSince: Int64 = 0
-    /// The hysteresis rule's running sum of the challenger's lead over the margin, dB·s, and the
-    /// event time it reaches.
+    /// The hysteresis rule's running sum of the lead over the margin, dB·s, for section
+    /// ``leadSection`` (-1: none yet); the last look's lead, dB, and its event time (0: no look yet).
     var leadSum = 0.0
+    var lastLead = 0.0
     var leadTime: Int64 = 0
+    var leadSection: Int32 = -1
     /// Exponentially decayed count of sightings in the current store (time constant ``rateTau``).
     var rateCount = 0.0
     /// Time of the last ``rateCount`` update.
