@@ -15,7 +15,7 @@ struct Sweep: ParsableCommand {
     var margins = "6"
 
     @Option(help: "Dwell times to try, seconds (comma-separated).")
-    var dwells = "0.5"
+    var dwells = "0.25"
 
     @Option(help: "Kalman process noise values to try, dB²/s (comma-separated).")
     var processNoise = "9"
