@@ -25,6 +25,21 @@ struct KolakowskiReplayTests {
             #expect(result.changes < baseline.changes, "hysteresis must flap less than the nearest-gateway rule")
         }
     }
+
+    /// The walk test: a person carries the tag along the path of `path_reference.csv` (cells 2, 3,
+    /// 1, 4, 6, brushing 5), stopping on the way — the rules' sequences suggest four trips there and
+    /// back in the 295 s; the rows have gaps where an anchor heard nothing. There is no timed truth,
+    /// so no accuracy: the figure is how often each rule reports a section change, with a body
+    /// around the tag, as in a shop.
+    @Test("section changes on the walk (a person carrying the tag), per rule", arguments: [Tuning.Rule.hysteresis, .hmm])
+    func walk(_ rule: Tuning.Rule) throws {
+        let data = try KolakowskiData.load()
+        let walk = try KolakowskiData.loadWalk()
+        let changes = try KolakowskiData.replay(data, rows: walk, rule: rule)
+        let baseline = try KolakowskiData.replay(data, rows: walk, rule: .nearest)
+        print("kolakowski walk, rule \(rule.rawValue): \(changes.count) section changes over \(walk.count) rows (\(String(format: "%.0f", Double(walk.last!.time - walk[0].time) / 1000)) s): \(changes.map(String.init).joined(separator: " ")); nearest gateway: \(baseline.count)")
+        #expect(changes.count * 4 < baseline.count, "a person's body makes the strongest anchor jump; the rule must not follow it")
+    }
 }
 
 enum KolakowskiData {
@@ -49,13 +64,16 @@ enum KolakowskiData {
         return Data(anchors: anchors, rows: rows)
     }
 
-    static func nearestAnchor(_ data: Data, x: Double, y: Double) -> Int {
-        data.anchors.min { hypot($0.x - x, $0.y - y) < hypot($1.x - x, $1.y - y) }!.id
+    /// The walk's rows (no position: x and y are 0).
+    static func loadWalk() throws -> [Row] {
+        // ,ts,rssi_1..rssi_6 (empty where the anchor heard nothing)
+        try csv("tests/test_walk_df.csv").map { f in
+            Row(time: Int64(Double(f[1])! / 1e6), x: 0, y: 0, rssi: (2..<8).map { Double(f[$0].trimmingCharacters(in: .whitespaces)) })
+        }
     }
 
-    struct Result { var accuracy: Double; var seconds: Double; var changes: Int; var trueChanges: Int }
-
-    static func replay(_ data: Data, rule: Tuning.Rule) throws -> Result {
+    /// The engine for the flat: one section per anchor cell, each anchor a gateway at its position.
+    static func engine(_ data: Data, rule: Tuning.Rule) throws -> AggregationEngine {
         var tuning = Tuning()
         tuning.rule = rule
         let config = ChainConfig(
@@ -63,23 +81,53 @@ enum KolakowskiData {
             stores: [.init(major: 1, name: "flat", sections: data.anchors.map { .init(minor: $0.id, name: "anchor \($0.id) cell") })],
             gateways: data.anchors.map { .init(id: "gw-anchor-\($0.id)", store: 1, section: $0.id, position: [$0.x, $0.y]) },
             tuning: tuning)
-        var engine = AggregationEngine(chain: try config.resolve())
-        let tag = try DeviceID("mac-00:11:22:33:44:55")
-        let gateways = try data.anchors.map { try GatewayID("gw-anchor-\($0.id)") }
-        var out: [EngineOutput] = []
+        return AggregationEngine(chain: try config.resolve())
+    }
+
+    static let tag = try! DeviceID("mac-00:11:22:33:44:55")
+
+    /// Feeds `rows` to `engine` as one batch per anchor per row; calls `after` after each row.
+    static func feed(_ rows: [Row], to engine: inout AggregationEngine, into out: inout [EngineOutput], after: (Int, AggregationEngine) -> Void = { _, _ in }) throws {
+        let gateways = try (1...6).map { try GatewayID("gw-anchor-\($0)") }
         var seq = Array(repeating: UInt64(0), count: gateways.count)
-        var correct = 0.0, total = 0.0, changes = 0, trueChanges = 0
-        var lastTruth: Int?
-        for (i, row) in data.rows.enumerated() {
+        for (i, row) in rows.enumerated() {
             for (a, gateway) in gateways.enumerated() {
                 let sightings = row.rssi[a].map { [Observation(device: tag, time: row.time, rssi: Int($0.rounded()), measuredPower: nil)] } ?? []
                 seq[a] += 1
                 engine.ingest(gateway: gateway, seq: seq[a], sent: row.time, observations: sightings, into: &out)
             }
+            after(i, engine)
+        }
+    }
+
+    /// The sections (minors) the device was moved into, in order, replaying `rows`.
+    static func replay(_ data: Data, rows: [Row], rule: Tuning.Rule) throws -> [Int] {
+        var engine = try engine(data, rule: rule)
+        var out: [EngineOutput] = []
+        try feed(rows, to: &engine, into: &out)
+        return out.compactMap { o in
+            guard case .transition(let t) = o, t.kind == .enter, let s = t.section, t.otherSection != nil else { return nil }
+            return Int(engine.chain.sections[s].minor)
+        }
+    }
+
+    static func nearestAnchor(_ data: Data, x: Double, y: Double) -> Int {
+        data.anchors.min { hypot($0.x - x, $0.y - y) < hypot($1.x - x, $1.y - y) }!.id
+    }
+
+    struct Result { var accuracy: Double; var seconds: Double; var changes: Int; var trueChanges: Int }
+
+    static func replay(_ data: Data, rule: Tuning.Rule) throws -> Result {
+        var engine = try engine(data, rule: rule)
+        var out: [EngineOutput] = []
+        var correct = 0.0, total = 0.0, changes = 0, trueChanges = 0
+        var lastTruth: Int?
+        try feed(data.rows, to: &engine, into: &out) { i, engine in
+            let row = data.rows[i]
             let truth = nearestAnchor(data, x: row.x, y: row.y)
             if let last = lastTruth, last != truth { trueChanges += 1 }
             lastTruth = truth
-            guard i + 1 < data.rows.count else { break }
+            guard i + 1 < data.rows.count else { return }
             let weight = Double(data.rows[i + 1].time - row.time) / 1000
             total += weight
             if let section = engine.current(tag)?.section, Int(engine.chain.sections[section].minor) == truth {
