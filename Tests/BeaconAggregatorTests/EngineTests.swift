@@ -79,6 +79,49 @@ struct EngineTests {
         #expect(big < small, "lead 24 dB after \(big) ms, lead 10 dB after \(small) ms")
     }
 
+    @Test("the lead sum: trapezoids between looks, a gap counted up to stale_after_s, floored at zero, a new challenger from zero, older looks ignored; a move needs the lead over the margin")
+    func leadSumArithmetic() throws {
+        // Dwell 10 s: the threshold is 6 dB × 10 s = 60 dB·s, out of reach until the last steps.
+        var d = Driver(try Fixture.engine { $0.switchMarginDB = 6; $0.dwellSeconds = 10 })
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
+        d.clear()
+        let ti = try #require(d.engine.tracks.firstIndex { $0.id == Fixture.phone })
+        let s10 = try #require(d.engine.chain.sectionIndex(store: 1, section: 10))
+        let s20 = try #require(d.engine.chain.sectionIndex(store: 1, section: 20))
+        let s30 = try #require(d.engine.chain.sectionIndex(store: 1, section: 30))
+        var out: [EngineOutput] = []
+        var t = t0 + 10_000
+        /// One look: `top` leads the current section (10) by `lead` dB, or 10 is on top by -`lead`.
+        func look(_ top: Int, _ lead: Double, after ms: Int64) -> Double {
+            t += ms
+            var e = AggregationEngine.Evidence()
+            e.top = top
+            if top == s10 {
+                e.topValue = -60; e.currentValue = -60; e.otherValue = -60 + lead
+            } else {
+                e.topValue = -60 + lead; e.currentValue = -60; e.otherValue = -60 + lead
+            }
+            d.engine.decideByLead(ti, e, at: t, into: &out)
+            return d.engine.tracks[ti].leadSum
+        }
+        #expect(look(s20, 10, after: 0) == 0)                 // a new challenger starts from zero
+        #expect(look(s20, 14, after: 1000) == 6)              // ((10 + 14) / 2 − 6) × 1 s
+        #expect(look(s20, 10, after: 10_000) == 30)           // + ((14 + 10) / 2 − 6) × 4 s, not 10 s
+        #expect(look(s10, -2, after: 1000) == 28)             // 10 on top again: ((10 − 2) / 2 − 6) × 1 s
+        t -= 3000
+        #expect(look(s20, 18, after: 0) == 28)                // a look behind the last adds nothing
+        t += 3000
+        #expect(look(s30, 10, after: 1000) == 0)              // another challenger: from zero again
+        #expect(look(s10, -18, after: 1000) == 0)             // worn down, floored at zero
+        // 20 again: 48 + 24 = 72 ≥ 60, but the lead is back at the margin: no move until it is over it.
+        #expect(look(s20, 18, after: 1000) == 0)
+        #expect(look(s20, 18, after: 4000) == 48)
+        #expect(look(s20, 6, after: 4000) == 72)
+        #expect(out.isEmpty)
+        _ = look(s20, 7, after: 100)
+        #expect(d.engine.tracks[ti].section == s20)
+    }
+
     @Test("a tag heard less often than a reading stays fresh still moves; without a dwell a lead must still beat the margin")
     func sparseTagAndNoDwell() throws {
         // One advert every 5 s (stale_after_s is 4): each look sees only the gateway that heard it.

@@ -39,6 +39,8 @@ struct KolakowskiReplayTests {
         let baseline = try KolakowskiData.replay(data, rows: walk, rule: .nearest)
         print("kolakowski walk, rule \(rule.rawValue): \(changes.count) section changes over \(walk.count) rows (\(String(format: "%.0f", Double(walk.last!.time - walk[0].time) / 1000)) s): \(changes.map(String.init).joined(separator: " ")); nearest gateway: \(baseline.count)")
         #expect(changes.count * 4 < baseline.count, "a person's body makes the strongest anchor jump; the rule must not follow it")
+        // ...nor stand still: the walk crosses the flat end to end several times.
+        #expect(changes.filter { $0 == 6 }.count >= 3 && changes.filter { $0 == 2 }.count >= 3, "the walk's ends, cells 2 and 6, are each reached several times")
     }
 }
 

@@ -34,8 +34,9 @@ public struct Tuning: Codable, Sendable, Equatable {
     /// `switch_margin_db` (default 6): the lead, in dB, above which a challenger section gathers
     /// evidence (and below which it loses it).
     ///
-    /// Margin and dwell both reject noise, but the dwell adds its whole length to every change,
-    /// on top of the RSSI filter, which already averages over seconds. So the defaults ask for a
+    /// Margin and dwell both reject noise, but the dwell adds to every change (under the summed lead,
+    /// between half its length and all of it), on top of the RSSI filter, which already averages
+    /// over seconds. So the defaults ask for a
     /// clear lead (about one shadowing σ) held briefly, rather than a small lead held long: on
     /// the simulator (seeds 1–4) 6 dB / 0.5 s beats the earlier 4 dB / 1.5 s on accuracy, change
     /// latency and flaps together, and on the real Kolakowski recording too (75.0 against 74.5 %;

@@ -45,7 +45,8 @@ struct DeviceTrack: Sendable {
     var candidateCount = 0
     /// Start of the entry evidence window.
     var candidateStart: Int64 = 0
-    /// Section that leads the current one, -1 for none.
+    /// Section that leads the current one — for the hysteresis rule, by more than the margin — or
+    /// -1 for none; the sweep looks again at devices that have one.
     var challenger = -1
     /// Since when the challenger has led by the margin (the HMM rule).
     var challengerSince: Int64 = 0
