@@ -19,17 +19,11 @@ struct ServiceIntegrationTests {
     }
 
     static func sightingsInEventsOut(_ broker: Broker) async throws {
-        let chain = try Fixture.config().resolve()
-        var settings = AggregatorSettings(chain: chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "agg-it"),
-                                          aggregator: try AggregatorID("agg-it"), version: "test")
         // The traffic below is 4–20 s old by the wall clock. A clock tick between its two phases
         // (more likely on a loaded machine) would rightly find the device silent for longer than
         // its exit threshold and exit it, and the section change would then be an entry; this test
         // is about what flows out, so the clock ticks stay out of its way.
-        settings.tickInterval = .seconds(3600)
-        let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
-        let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
-        let running = Task { try await group.run() }
+        let aggregator = try RunningAggregator.start(broker, id: "agg-it") { $0.tickInterval = .seconds(3600) }
         let watch = try await Watcher.start(broker, ["beaconnet/#"])
         try await watch.until("status online") { $0.topic == "beaconnet/aggregators/agg-it/status" && $0.text.contains("\"online\"") }
 
@@ -52,8 +46,7 @@ struct ServiceIntegrationTests {
         #expect(state.retain)
         try await late.until("retained section occupancy") { $0.topic == "beaconnet/occupancy/1/20" && $0.text.contains("\"count\":1") }
 
-        await group.triggerGracefulShutdown()
-        try await running.value
+        try await aggregator.stop()
         try await watch.until("status offline on shutdown") { $0.topic == "beaconnet/aggregators/agg-it/status" && $0.text.contains("\"offline\"") }
         await publisher.disconnect()
         await watch.stop()
@@ -66,13 +59,7 @@ struct ServiceIntegrationTests {
     }
 
     static func badMessagesLive(_ broker: Broker) async throws {
-        let chain = try Fixture.config().resolve()
-        var settings = AggregatorSettings(chain: chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "agg-bad"),
-                                          aggregator: try AggregatorID("agg-bad"), version: "test")
-        settings.statusInterval = .milliseconds(300)
-        let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
-        let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
-        let running = Task { try await group.run() }
+        let aggregator = try RunningAggregator.start(broker, id: "agg-bad") { $0.statusInterval = .milliseconds(300) }
         let watch = try await Watcher.start(broker, ["beaconnet/events/#", "beaconnet/rejects/+", "beaconnet/aggregators/+/status"])
         try await watch.until("status online") { $0.topic == "beaconnet/aggregators/agg-bad/status" }
 
@@ -95,8 +82,7 @@ struct ServiceIntegrationTests {
         }
         let counters = try AggregatorStatus.decode(status.payload).counters
         for reason in reasons { #expect(counters.rejects[reason] != nil, "no count for \(reason)") }
-        await group.triggerGracefulShutdown()
-        try await running.value
+        try await aggregator.stop()
         await publisher.disconnect()
         await watch.stop()
     }
@@ -116,13 +102,8 @@ struct ServiceIntegrationTests {
             """.write(toFile: acl, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: acl) }
         try await withBroker(BrokerConfiguration(extraConfiguration: ["acl_file \(acl)"])) { broker in
-            let chain = try Fixture.config().resolve()
-            var settings = AggregatorSettings(chain: chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "agg-acl"),
-                                              aggregator: try AggregatorID("agg-acl"), version: "test")
-            settings.statusInterval = .milliseconds(200)
-            let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
-            let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
-            let running = Task { try await group.run() }
+            let aggregator = try RunningAggregator.start(broker, id: "agg-acl") { $0.statusInterval = .milliseconds(200) }
+            let service = aggregator.service
             let watch = try await Watcher.start(broker, ["beaconnet/#"])
             try await watch.until("status online") { $0.topic == "beaconnet/aggregators/agg-acl/status" && $0.text.contains("\"online\"") }
             let publisher = try await LiveTraffic.client(broker)
@@ -142,8 +123,7 @@ struct ServiceIntegrationTests {
             try await watch.until("dropped publishes on the status") {
                 $0.topic == "beaconnet/aggregators/agg-acl/status" && $0.text.contains("\"dropped_publishes\":2")
             }
-            await group.triggerGracefulShutdown()
-            try await running.value
+            try await aggregator.stop()
             await publisher.disconnect()
             await watch.stop()
         }
@@ -268,6 +248,29 @@ struct WatchTimeout: Error, CustomStringConvertible { let description: String }
 
 extension MQTTMessage {
     var text: String { String(decoding: payload, as: UTF8.self) }
+}
+
+/// An ``AggregatorService`` on the fixture chain, running in a service group against `broker`.
+struct RunningAggregator {
+    let service: AggregatorService
+    let group: ServiceGroup
+    let running: Task<Void, any Error>
+
+    static func start(_ broker: Broker, id: String, _ tune: (inout AggregatorSettings) -> Void = { _ in }) throws -> RunningAggregator {
+        var settings = AggregatorSettings(
+            chain: try Fixture.config().resolve(), mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: id),
+            aggregator: try AggregatorID(id), version: "test")
+        tune(&settings)
+        let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
+        let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
+        return RunningAggregator(service: service, group: group, running: Task { try await group.run() })
+    }
+
+    /// Shuts it down gracefully and waits until it has stopped.
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await running.value
+    }
 }
 
 enum LiveTraffic {

@@ -36,12 +36,12 @@ public struct Tuning: Codable, Sendable, Equatable {
     ///
     /// Margin and dwell both reject noise, but the dwell adds to every change (under the summed lead,
     /// between half its length and all of it), on top of the RSSI filter, which already averages
-    /// over seconds. So the defaults ask for a
-    /// clear lead (about one shadowing σ) held briefly, rather than a small lead held long: on
-    /// the simulator (seeds 1–4) 6 dB / 0.5 s beats the earlier 4 dB / 1.5 s on accuracy, change
-    /// latency and flaps together, and on the real Kolakowski recording too (75.0 against 74.5 %;
-    /// the HMM rule, which shares the dwell, 79.1 against 77.2 %). Those figures predate summing
-    /// the lead over time (see the README's "Summing the lead" for what that changed).
+    /// over seconds. So the defaults ask for a clear lead (about one shadowing σ) held briefly,
+    /// rather than a small lead held long: on the simulator (seeds 1–4) 6 dB / 0.5 s beats the
+    /// earlier 4 dB / 1.5 s on accuracy, change latency and flaps together, and on the real
+    /// Kolakowski recording too (75.0 against 74.5 %; the HMM rule, which shares the dwell, 79.1
+    /// against 77.2 %). Those figures predate summing the lead over time (see the README's
+    /// "Summing the lead" for what that changed).
     public var switchMarginDB: Double = 6
     /// `dwell_s` (default 0.25): how long a challenger leading by twice the margin takes to move the
     /// device (the HMM rule: how long it must hold its odds).
