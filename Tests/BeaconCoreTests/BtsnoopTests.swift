@@ -120,4 +120,24 @@ struct BtsnoopTests {
         #expect(BtsnoopTimestamp(rawValue: BtsnoopTimestamp.unixEpochOffset - 1).unixMilliseconds == -1)
         #expect(epoch < t)
     }
+
+    @Test("a timestamp outside 0 AD…2112 is implausible, and converting it clamps instead of trapping", arguments: [
+        Int64.min, -1, BtsnoopTimestamp.plausibleRange.upperBound + 1, Int64.max,
+        Int64(bitPattern: 0x80DC_DDB3_0F2F_8000),  // a corrupt record's: Unix µs would be Int64.min
+    ])
+    func implausibleTimestamp(_ raw: Int64) {
+        let timestamp = BtsnoopTimestamp(rawValue: raw)
+        #expect(!timestamp.isPlausible)
+        let us = timestamp.unixMicroseconds
+        #expect(us == (raw < 0 ? -BtsnoopTimestamp.unixEpochOffset : 1 << 52))
+        // What the edge then does with it (milliseconds, window arithmetic) stays in range.
+        #expect(timestamp.unixMilliseconds == (us >= 0 ? us / 1000 : (us - 999) / 1000))
+    }
+
+    @Test("real dates and the format's epoch are plausible")
+    func plausibleTimestamp() {
+        #expect(BtsnoopTimestamp(rawValue: 0).isPlausible)
+        #expect(BtsnoopTimestamp(rawValue: 0x00E2_8E34_D1C2_F2BD).isPlausible)
+        #expect(BtsnoopTimestamp(rawValue: BtsnoopTimestamp.unixEpochOffset).unixMicroseconds == 0)
+    }
 }

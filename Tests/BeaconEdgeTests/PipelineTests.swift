@@ -87,6 +87,63 @@ struct PipelineTests {
         #expect(try decoded(sealed).flatMap(\.sightings).map(\.device.rawValue) == Array(repeating: "ib-494E5445-4C4C-495F-524F-434B535F4857-5-6", count: 2))
     }
 
+    /// A public address (its last byte first, as on the air) and a resolvable private one.
+    static let publicAddress: [UInt8] = [0x66, 0x55, 0x44, 0x33, 0x22, 0x11]
+    static let privateAddress: [UInt8] = [0x66, 0x55, 0x44, 0x33, 0x22, 0x51]
+
+    @Test("an extended advert split over reports is joined: one sighting of its iBeacon, nothing malformed, other adverts in between unharmed")
+    func fragments() throws {
+        let data = iBeaconData(csaccaUUID, major: 7, minor: 8)
+        let t: Int64 = 1_704_067_200_000_000
+        let events = [
+            extendedEvent([(Self.publicAddress, 0, 1, 3, Array(data[..<12]))]),
+            // Another advertiser's whole advert between the two parts.
+            legacyEvent(data: iBeaconData(csaccaUUID, major: 1, minor: 2)),
+            extendedEvent([(Self.publicAddress, 0, 0, 3, Array(data[12...]))]),
+        ]
+        let (sealed, counts) = run(events.enumerated().map { HCIPacket(event: $0.element[...], time: t + Int64($0.offset) * 1000) }, allow: .everything)
+        #expect(counts.reports == 3)
+        #expect(counts.malformed == 0)
+        let sightings = try decoded(sealed).flatMap(\.sightings)
+        #expect(sightings.map(\.device.rawValue) == ["ib-494E5445-4C4C-495F-524F-434B535F4857-1-2", "ib-494E5445-4C4C-495F-524F-434B535F4857-7-8"])
+        #expect(sightings.map(\.txPower) == [-59, -59])
+    }
+
+    @Test("a truncated extended advert (the controller lost its end) is not malformed: a stable address is still sighted")
+    func truncatedAdvert() throws {
+        let data = iBeaconData(csaccaUUID, major: 7, minor: 8)
+        let event = extendedEvent([(Self.publicAddress, 0, 2, 3, Array(data[..<12]))])
+        let (sealed, counts) = run([HCIPacket(event: event[...], time: 1_704_067_200_000_000)], allow: .everything)
+        #expect(counts.malformed == 0)
+        #expect(try decoded(sealed).flatMap(\.sightings).map(\.device.rawValue) == ["mac-11:22:33:44:55:66"])
+    }
+
+    @Test("a start whose continuation never came is not joined to a later advert of the same set")
+    func staleFragment() throws {
+        let data = iBeaconData(csaccaUUID, major: 7, minor: 8)
+        let t: Int64 = 1_704_067_200_000_000
+        let events = [
+            (extendedEvent([(Self.publicAddress, 0, 1, 3, Array(data[..<12]))]), t),
+            (extendedEvent([(Self.publicAddress, 0, 0, 3, Array(data[12...]))]), t + 5_000_000),
+        ]
+        let (sealed, counts) = run(events.map { HCIPacket(event: $0.0[...], time: $0.1) }, allow: .everything, window: 10_000)
+        // The late second part alone starts inside an AD structure: malformed, and no iBeacon.
+        #expect(counts.malformed == 1)
+        #expect(try decoded(sealed).flatMap(\.sightings).isEmpty)
+    }
+
+    @Test("an advert with an Eddystone-TLM ahead of an iBeacon is keyed by the iBeacon, even from a private address")
+    func keyFrame() throws {
+        let tlm: [UInt8] = [0x11, 0x16, 0xAA, 0xFE, 0x20, 0x00, 0x0B, 0xB8, 0x19, 0x00, 0, 0, 0, 0x10, 0, 0, 0, 0x20]
+        let data = tlm + Array(iBeaconData(csaccaUUID, major: 7, minor: 8)[3...])
+        let event = extendedEvent([(Self.privateAddress, 1, 0, 0xFF, data)])
+        let (sealed, counts) = run([HCIPacket(event: event[...], time: 1_704_067_200_000_000)], allow: .everything)
+        #expect(counts.malformed == 0 && counts.filtered == 0)
+        let sightings = try decoded(sealed).flatMap(\.sightings)
+        #expect(sightings.map(\.device.rawValue) == ["ib-494E5445-4C4C-495F-524F-434B535F4857-7-8"])
+        #expect(sightings.map(\.txPower) == [-59])
+    }
+
     @Test("a private (rotating) address without a beacon frame is never a device, even with allow_all")
     func privateAddress() throws {
         let phone = legacyEvent(address: [1, 2, 3, 4, 5, 0x46], addressType: 1, data: [0x02, 0x01, 0x1A])  // 01xxxxxx: resolvable

@@ -8,12 +8,13 @@ import Testing
 @Suite("Btsnoop replay", .timeLimit(.minutes(1)))
 struct ReplayTests {
     /// A datalink-1002 capture of `events` (Event_Code first) at the given µs offsets from 2024.
+    /// An offset of `Int64.min` writes a corrupt timestamp (the top bit set).
     func capture(_ events: [(offset: Int64, event: [UInt8])]) throws -> BtsnoopFile {
         var bytes = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
         for (offset, event) in events {
             let packet = [HCIEvent.h4EventPacketType] + event
             let length = UInt32(packet.count)
-            let time = BtsnoopTimestamp.unixEpochOffset + 1_704_067_200_000_000 + offset
+            let time = offset == .min ? Int64(bitPattern: 0x80DC_DDB3_0F2F_8000) : BtsnoopTimestamp.unixEpochOffset + 1_704_067_200_000_000 + offset
             for value in [length, length, UInt32(1), UInt32(0)] { bytes += withUnsafeBytes(of: value.bigEndian, Array.init) }
             bytes += withUnsafeBytes(of: time.bigEndian, Array.init)
             bytes += packet
@@ -81,5 +82,21 @@ struct ReplayTests {
             "\(error)".contains(path) && "\(error)".contains("btsnoop")
         }
         #expect(throws: ReplayError.self) { _ = try BtsnoopReplay.open("/nonexistent/capture.log") }
+    }
+
+    @Test("a record with an impossible timestamp is skipped, at any speed and when rebasing; the records around it replay")
+    func implausibleTimestamp() async throws {
+        let event = legacyEvent(data: iBeaconData(csaccaUUID, major: 1, minor: 1))
+        let file = try capture([(.min, event), (0, event), (.min, event), (1_000, event)])
+        // Rebasing starts from the first record with a real time.
+        let offset = BtsnoopReplay.rebasedOffset(for: file)
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        #expect(abs(offset - (now - 1_704_067_200_000_000)) < 60_000_000)
+        for speed in [BtsnoopReplay.Speed.max, .factor(100)] {
+            let channel = AsyncChannel<[SourceItem]>()
+            let replay = BtsnoopReplay(file: file, path: "synthetic", speed: speed, timeOffset: offset, output: channel, logger: testLogger)
+            let times = try await items(of: replay, from: channel).compactMap { if case .packet(let p) = $0 { p.time } else { nil } }
+            #expect(times == [1_704_067_200_000_000 + offset, 1_704_067_200_001_000 + offset])
+        }
     }
 }

@@ -125,6 +125,12 @@ extension AdvertisingData {
     /// The first beacon frame in the data, or nil. The hot-path call: one walk by index, no
     /// allocation, no reference counting. Structures before a malformed one are searched.
     public var firstBeaconFrame: BeaconFrame? { BeaconFrame.first(in: bytes) }
+
+    /// The frame a sighting is keyed and calibrated by: the first that carries an identity
+    /// (iBeacon, Eddystone-UID, AltBeacon), else the first of any kind. An extended advert has room
+    /// for several frames, and an Eddystone-TLM ahead of an iBeacon must not hide it. As cheap as
+    /// ``firstBeaconFrame`` when the first frame has an identity.
+    public var keyBeaconFrame: BeaconFrame? { BeaconFrame.key(in: bytes) }
 }
 
 extension BeaconFrame {
@@ -136,5 +142,17 @@ extension BeaconFrame {
             if frame != nil { return frame }
         }
         return nil
+    }
+
+    /// The first frame with an identity in `bytes`, else the first frame (see ``AdvertisingData/keyBeaconFrame``).
+    static func key(in bytes: ArraySlice<UInt8>) -> BeaconFrame? {
+        var first: BeaconFrame?
+        var cursor = bytes.startIndex
+        while case .structure(let lengthIndex, let valueEnd) = ADWalk.step(bytes, &cursor) {
+            guard let frame = decode(type: bytes[lengthIndex + 1], bytes, from: lengthIndex + 2, to: valueEnd) else { continue }
+            if frame.deviceKey != nil { return frame }
+            if first == nil { first = frame }
+        }
+        return first
     }
 }

@@ -119,6 +119,9 @@ extension AdvertisingReport {
     /// The first beacon frame in this report's data (see ``AdvertisingData/firstBeaconFrame``).
     public var firstBeaconFrame: BeaconFrame? { BeaconFrame.first(in: data) }
 
+    /// The frame this report is keyed by (see ``AdvertisingData/keyBeaconFrame``).
+    public var keyBeaconFrame: BeaconFrame? { BeaconFrame.key(in: data) }
+
     /// The device key for this report given its frame (see ``DeviceKey/init(frame:address:addressType:)``).
     public func deviceKey(frame: BeaconFrame?) -> DeviceKey? {
         DeviceKey(frame: frame, address: address, addressType: addressType)

@@ -97,8 +97,19 @@ public struct BtsnoopTimestamp: RawRepresentable, Hashable, Sendable, Comparable
     /// Microseconds between the btsnoop epoch and the Unix epoch: 0x00DCDDB30F2F8000.
     public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 
-    /// Microseconds since 1970-01-01 00:00 UTC.
-    public var unixMicroseconds: Int64 { rawValue &- Self.unixEpochOffset }
+    /// The recorded values a capture can hold: from the format's epoch (0 AD) to 2^52 µs (142
+    /// years) past the Unix epoch. Anything else — a negative value, a date centuries ahead — is a
+    /// corrupt record, and times that far out would overflow the arithmetic done with them.
+    public static let plausibleRange: ClosedRange<Int64> = 0...(unixEpochOffset + (1 << 52))
+
+    /// Whether the recorded value is within ``plausibleRange``; check it before trusting a record's time.
+    public var isPlausible: Bool { Self.plausibleRange.contains(rawValue) }
+
+    /// Microseconds since 1970-01-01 00:00 UTC; an implausible value is clamped to
+    /// ``plausibleRange`` first, so arithmetic with the result cannot overflow.
+    public var unixMicroseconds: Int64 {
+        min(max(rawValue, Self.plausibleRange.lowerBound), Self.plausibleRange.upperBound) - Self.unixEpochOffset
+    }
 
     /// Milliseconds since 1970-01-01 00:00 UTC, rounded down (toward the past).
     public var unixMilliseconds: Int64 {

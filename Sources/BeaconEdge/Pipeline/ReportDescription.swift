@@ -9,8 +9,10 @@ public import BeaconCore
 /// `minor`, `tx` (measured power at 1 m); Eddystone-UID `namespace`, `instance`, `tx` (at 0 m);
 /// Eddystone-URL `url`, `tx`; Eddystone-TLM `battery_mv`, `temp_c`, `adv_count`, `uptime_s`;
 /// AltBeacon `id1`, `id2`, `id3`, `tx` (reference RSSI), `mfg`. `dev` is the device id when the
-/// report has one, `extended` is true for extended reports, `malformed` names an AD structure that
-/// runs past the data.
+/// report has one, `extended` is true for extended reports, `data_status` (`more_to_come`,
+/// `truncated`) marks one part of an extended advert split over several reports, `malformed` names
+/// an AD structure that runs past the data. `kind` describes the frame the report is keyed by: the
+/// first with an identity, else the first.
 public enum ReportDescription {
     /// The JSON object for `report`, heard at `time` (µs since the epoch).
     public static func json(_ report: AdvertisingReport, time: Int64) -> JSONValue {
@@ -22,7 +24,13 @@ public enum ReportDescription {
         if let rssi = report.rssi { fields.append(("rssi", .int(Int64(rssi)))) }
         fields.append(("event_type", .int(Int64(report.eventType))))
         if report.isExtended { fields.append(("extended", .bool(true))) }
-        let frame = report.firstBeaconFrame
+        switch report.dataStatus {
+        case .complete: break
+        // One part of an advert split over several reports (the edge joins them; decode shows them as heard).
+        case .incompleteMoreToCome: fields.append(("data_status", .string("more_to_come")))
+        case .incompleteTruncated: fields.append(("data_status", .string("truncated")))
+        }
+        let frame = report.keyBeaconFrame
         switch frame {
         case .iBeacon(let f):
             fields += [

@@ -10,6 +10,8 @@ public struct ReportPipeline: Sendable {
     public var batcher: Batcher
     /// Counts since the last ``takeCounts()``.
     public private(set) var counts = PipelineCounts()
+    /// Extended adverts split over several reports, until their last part arrives.
+    private var fragments = FragmentAssembler()
 
     /// Makes a pipeline.
     public init(allowList: AllowList, batcher: Batcher) {
@@ -44,23 +46,40 @@ public struct ReportPipeline: Sendable {
         do {
             while let report = try reports.next() {
                 counts.reports += 1
-                let frame = report.firstBeaconFrame
-                if frame == nil, AdvertisingData(report.data).malformation != nil {
+                switch fragments.add(report, at: packet.time) {
+                case .whole:
+                    add(report, truncated: false, at: packet.time, sealed: emit)
+                case .joined(let data, let truncated):
+                    var whole = report
+                    whole.data = data[...]
+                    add(whole, truncated: truncated, at: packet.time, sealed: emit)
+                case .pending:
+                    break
+                case .dropped:
                     counts.malformed += 1
-                    continue
                 }
-                guard let rssi = report.rssi, let key = report.deviceKey(frame: frame), allowList.admits(key) else {
-                    counts.filtered += 1
-                    continue
-                }
-                counts.sightings += 1
-                batcher.add(
-                    key, time: packet.time, rssi: rssi, txPower: frame?.powerAt1m, address: report.address,
-                    sealed: emit)
+                counts.malformed += UInt64(fragments.takeDropped())
             }
         } catch {
             counts.malformed += 1
         }
+    }
+
+    /// Keys, filters and batches one whole advert. A truncated one (the controller lost its end)
+    /// may end inside an AD structure: that is not malformed, and the structures before it count.
+    @inline(__always)
+    private mutating func add(_ report: AdvertisingReport, truncated: Bool, at time: Int64, sealed emit: (SealedBatch) -> Void) {
+        let frame = report.keyBeaconFrame
+        if frame == nil, !truncated, AdvertisingData(report.data).malformation != nil {
+            counts.malformed += 1
+            return
+        }
+        guard let rssi = report.rssi, let key = report.deviceKey(frame: frame), allowList.admits(key) else {
+            counts.filtered += 1
+            return
+        }
+        counts.sightings += 1
+        batcher.add(key, time: time, rssi: rssi, txPower: frame?.powerAt1m, address: report.address, sealed: emit)
     }
 
     /// Seals the open window (end of the source).

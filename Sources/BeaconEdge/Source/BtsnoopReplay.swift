@@ -24,7 +24,7 @@ public final class BtsnoopReplay: Service, Sendable {
         public init?(_ text: String) {
             if text == "max" {
                 self = .max
-            } else if let value = Double(text), value > 0, value.isFinite {
+            } else if let value = Double(text), (0.001...1_000_000).contains(value) {
                 self = .factor(value)
             } else {
                 return nil
@@ -68,7 +68,11 @@ public final class BtsnoopReplay: Service, Sendable {
     /// The offset that moves the capture's first record to now.
     public static func rebasedOffset(for file: BtsnoopFile) -> Int64 {
         var records = file.records
-        guard let first = try? records.next() else { return 0 }
+        var first: BtsnoopRecord?
+        while let record = try? records.next() {
+            if record.timestamp.isPlausible { first = record; break }
+        }
+        guard let first else { return 0 }
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
         return now - first.timestamp.unixMicroseconds
     }
@@ -93,12 +97,22 @@ public final class BtsnoopReplay: Service, Sendable {
         var chunk: [SourceItem] = []
         chunk.reserveCapacity(256)
         var events = 0
+        var implausible = 0
         let clock = ContinuousClock()
         var origin: (wall: ContinuousClock.Instant, capture: Int64)?
         do {
             while let record = try records.next() {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
                 guard let event = record.hciEvent else { continue }
+                guard record.timestamp.isPlausible else {
+                    // A corrupt record: its time cannot be placed, so neither can its reports.
+                    implausible += 1
+                    if implausible == 1 {
+                        logger.warning("record with an impossible timestamp skipped", metadata: [
+                            "replay.file": "\(path)", "replay.offset": "\(record.offset)", "replay.timestamp": "\(record.timestamp.rawValue)"])
+                    }
+                    continue
+                }
                 let time = record.timestamp.unixMicroseconds &+ timeOffset
                 if case .factor(let factor) = speed {
                     let start = origin ?? (clock.now, time)
@@ -124,7 +138,8 @@ public final class BtsnoopReplay: Service, Sendable {
             logger.warning("capture ends early", metadata: ["replay.file": "\(path)", "replay.error": "\(error)"])
         }
         if !chunk.isEmpty { await output.send(chunk) }
-        logger.info("replay done", metadata: ["replay.file": "\(path)", "replay.events": "\(events)", "replay.speed": "\(speed)"])
+        logger.info("replay done", metadata: [
+            "replay.file": "\(path)", "replay.events": "\(events)", "replay.speed": "\(speed)", "replay.skipped_records": "\(implausible)"])
     }
 
     /// Sleeps until `due`, telling the pipeline the capture's clock every 100 ms of wall time so
