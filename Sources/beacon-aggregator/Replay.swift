@@ -32,8 +32,12 @@ struct Replay: ParsableCommand {
     @Option(help: "Topic root.")
     var topicRoot = "beaconnet"
 
-    @Option(help: "After the trace, let this many seconds of event time pass (exits of devices still inside).")
+    @Option(help: "After the trace, let this many seconds of event time pass (exits of devices still inside; 0…86400).")
     var drain: Double = 0
+
+    func validate() throws {
+        guard (0...86_400).contains(drain) else { throw ValidationError("--drain \(drain) is not 0…86400 seconds") }
+    }
 
     func run() throws {
         let chain: Chain
@@ -76,13 +80,18 @@ struct Replay: ParsableCommand {
             for o in out { output.line(o.traceLine) }
             out.removeAll(keepingCapacity: true)
         }
+        if let error = reader.readError {
+            output.flush()
+            FileHandleStderr.write("\(error)\n")
+            throw ExitCode(2)
+        }
         if drain > 0, processor.engine.latestEventTime != .min {
             processor.advance(to: processor.engine.latestEventTime + Int64(drain * 1000), into: &out)
             for o in out { output.line(o.traceLine) }
         }
         output.flush()
         let c = processor.counters
-        FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " \(c.rejects.sorted { $0.key < $1.key })"), \(processor.engine.statistics.transitions) transitions\n")
+        FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\n")
     }
 }
 

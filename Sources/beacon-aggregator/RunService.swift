@@ -49,7 +49,7 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "Snapshot file of device states, restored at start when newer than the retained ones.")
     var snapshot: String?
 
-    @Option(help: "How often the snapshot is written, seconds.")
+    @Option(help: "How often the snapshot is written, seconds (0.1…86400).")
     var snapshotInterval: Double = 10
 
     @Option(help: "How long the broker keeps this aggregator's session — and queues its sightings — while it is away (restart, crash), seconds; 0: a clean session, nothing is queued.")
@@ -58,7 +58,7 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "Topic root.")
     var topicRoot = "beaconnet"
 
-    @Option(help: "Status refresh interval, seconds.")
+    @Option(help: "Status refresh interval, seconds (0.1…86400).")
     var statusInterval: Double = 10
 
     @Flag(help: "Decide in event time only, never by this machine's clock (for time-compressed simulations).")
@@ -66,6 +66,17 @@ struct RunService: AsyncParsableCommand {
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
+
+    /// Numbers are checked as ranges, which also refuses NaN and infinity (an interval of `inf`
+    /// would trap converting to milliseconds; one of 0 would flood the broker).
+    func validate() throws {
+        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
+        guard (0.1...86_400).contains(statusInterval) else { throw ValidationError("--status-interval \(statusInterval) is not 0.1…86400 seconds") }
+        guard (0.1...86_400).contains(snapshotInterval) else { throw ValidationError("--snapshot-interval \(snapshotInterval) is not 0.1…86400 seconds") }
+        guard (0...Double(UInt32.max)).contains(sessionExpiry) else { throw ValidationError("--session-expiry \(sessionExpiry) is not 0 … \(UInt32.max) seconds") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard tlsCert == nil || tlsCA != nil else { throw ValidationError("--tls-cert and --tls-key need --tls-ca (the CA that signed the broker's certificate): without it the connection would not use TLS") }
+    }
 
     func run() async throws {
         let chain: Chain
@@ -98,7 +109,6 @@ struct RunService: AsyncParsableCommand {
         mqtt.password = password
         if let tlsCA { mqtt.tls = MQTTTLSConfiguration(caFile: tlsCA, certFile: tlsCert, keyFile: tlsKey) }
         mqtt.inboundBufferCapacity = AggregatorSettings.inboundBuffer
-        guard sessionExpiry >= 0, sessionExpiry <= Double(UInt32.max) else { throw ValidationError("--session-expiry \(sessionExpiry) is not 0 … \(UInt32.max) seconds") }
         mqtt.cleanSession = sessionExpiry == 0
         mqtt.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
 
@@ -111,7 +121,6 @@ struct RunService: AsyncParsableCommand {
         var settings = AggregatorSettings(chain: chain, mqtt: mqtt, aggregator: aggregator, stores: selection, scheme: scheme,
                                           snapshotPath: snapshot, version: beaconNetVersion)
         settings.statusInterval = .milliseconds(Int64(statusInterval * 1000))
-        guard snapshotInterval >= 0.1 else { throw ValidationError("--snapshot-interval \(snapshotInterval) is below 0.1 s") }
         settings.snapshotInterval = .milliseconds(Int64(snapshotInterval * 1000))
         settings.eventTimeOnly = eventTime
         let service = AggregatorService(settings: settings, logger: logger)

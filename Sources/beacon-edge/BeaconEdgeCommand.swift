@@ -86,9 +86,9 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
     var logLevel = "info"
 
     func validate() throws {
-        guard BtsnoopReplay.Speed(speed) != nil else { throw ValidationError("--speed must be max or a positive number, got \(speed)") }
+        guard BtsnoopReplay.Speed(speed) != nil else { throw ValidationError("--speed must be max or a factor from 0.001 to 1000000, got \(speed)") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
-        guard flushTimeout > 0 else { throw ValidationError("--flush-timeout must be positive") }
+        guard flushTimeout > 0, flushTimeout <= 3600 else { throw ValidationError("--flush-timeout \(flushTimeout) is not in (0, 3600] seconds") }
     }
 
     /// The flags that stand for config keys.
@@ -105,6 +105,8 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
         add(["scan", "adapter"], adapter.map(JSONValue.string), "--adapter")
         add(["allow_list", "ibeacon_uuids"], iBeaconUUIDs.isEmpty ? nil : .array(iBeaconUUIDs.map(JSONValue.string)), "--ibeacon-uuid")
         add(["allow_all"], allowAll ? .bool(true) : nil, "--allow-all")
+        // Flags override keys: --allow-all replaces the file's allow-list rather than clashing with it.
+        add(["allow_list"], allowAll && iBeaconUUIDs.isEmpty ? .object([]) : nil, "--allow-all")
         add(["batch_window_ms"], batchWindow.map { .int(Int64($0)) }, "--batch-window-ms")
         add(["buffer", "spill_file"], spillFile.map(JSONValue.string), "--spill-file")
         add(["topic_root"], topicRoot.map(JSONValue.string), "--topic-root")

@@ -37,9 +37,10 @@ struct Load: AsyncParsableCommand {
     var chainOut: String?
 
     func validate() throws {
-        guard (1...1000).contains(stores), (1...1_000_000).contains(devices), rate > 0, duration > 0 else {
-            throw ValidationError("--stores 1…1000, --devices 1…1 000 000, --rate and --duration positive")
+        guard (1...1000).contains(stores), (1...1_000_000).contains(devices), rate > 0, rate <= 100_000_000, (1...31_536_000).contains(duration) else {
+            throw ValidationError("--stores 1…1000, --devices 1…1 000 000, --rate in (0, 1e8], --duration 1…31536000")
         }
+        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
     }
 
     func run() async throws {

@@ -29,6 +29,10 @@ struct Sweep: ParsableCommand {
     @Option(help: "Random seed.")
     var seed: UInt64 = 1
 
+    func validate() throws {
+        guard duration > 0, duration <= 31_536_000 else { throw ValidationError("--duration \(duration) is not in (0, 31536000] seconds (a year)") }
+    }
+
     func run() throws {
         func list(_ text: String) throws -> [Double] {
             try text.split(separator: ",").map { guard let v = Double($0) else { throw ValidationError("\($0) is not a number") }; return v }

@@ -53,6 +53,26 @@ struct ConfigTests {
         (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"sections":[]}],"gateways":[]}"#,
          "$.stores[0].major", "required but missing"),
         (#"{"site_uuid": "#, "$", "not valid JSON"),
+        // A number where a whole one belongs: named with its path, not "not valid JSON" at $.
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":12.5,"sections":[{"minor":1}]}],"gateways":[{"id":"gw-1","store":1,"section":1}]}"#,
+         "$.stores[0].major", "12.5 is not a whole number"),
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1,"adjacent":[1e30]}]}],"gateways":[{"id":"gw-1","store":1,"section":1}]}"#,
+         "$.stores[0].sections[0].adjacent[0]", "is not a whole number"),
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1}]}],"gateways":[{"id":"gw-1","store":1,"section":1}],"tuning":{"min_sightings_to_enter":2.5}}"#,
+         "$.tuning.min_sightings_to_enter", "2.5 is not a whole number"),
+        // Coordinates so large that the street test's likelihoods would overflow (NaN) later.
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1,"polygon":[[0,0],[1e160,0],[1e160,6],[0,6]]}]}],"gateways":[{"id":"gw-1","store":1,"section":1}]}"#,
+         "$.stores[0].sections[0].polygon[1]", "each within"),
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1}]}],"gateways":[{"id":"gw-1","store":1,"section":1,"position":[1e9,0]}]}"#,
+         "$.gateways[0].position", "each within"),
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1,"street_door":true}]}],"gateways":[{"id":"gw-1","store":1,"section":1}]}"#,
+         "$.stores[0].sections[0].street_door", "has none"),
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"name":"","sections":[{"minor":1}]}],"gateways":[{"id":"gw-1","store":1,"section":1}]}"#,
+         "$.stores[0].name", "is empty"),
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1,"name":" "}]}],"gateways":[{"id":"gw-1","store":1,"section":1}]}"#,
+         "$.stores[0].sections[0].name", "is empty"),
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1}]}],"gateways":[{"id":"gw-1","store":1,"section":1}],"tuning":{"rule":"kalman"}}"#,
+         "$.tuning.rule", #""kalman" is not one of "hysteresis", "hmm", "nearest""#),
     ]
 
     @Test("every broken config is explained with its JSON path", arguments: broken)

@@ -13,7 +13,7 @@ enum Fixture {
             siteUUID: uuid,
             stores: [
                 .init(major: 1, name: "Main St", sections: [
-                    .init(minor: 10, name: "Entrance", adjacent: [20], streetDoor: true),
+                    .init(minor: 10, name: "Entrance", adjacent: [20]),
                     .init(minor: 20, name: "Grocery", adjacent: [10, 30]),
                     .init(minor: 30, name: "Electronics", adjacent: [20]),
                 ]),

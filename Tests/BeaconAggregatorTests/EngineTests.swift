@@ -207,7 +207,7 @@ struct EngineTests {
         let config = ChainConfig(
             siteUUID: Fixture.uuid,
             stores: [.init(major: 1, name: "Main St", sections: [
-                .init(minor: 10, name: "Entrance", adjacent: [20], streetDoor: true),
+                .init(minor: 10, name: "Entrance", adjacent: [20]),
                 .init(minor: 20, name: "Grocery", adjacent: [10]),
             ])],
             gateways: ids.enumerated().map { .init(id: $1, store: 1, section: $0 < 2 ? 10 : 20) },

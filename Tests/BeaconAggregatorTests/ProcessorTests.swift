@@ -110,7 +110,7 @@ struct ProcessorTests {
         var out: [Outbound] = []
         let batch = Self.text(#"{"v":1,"gw":"gw-a","seq":1,"sent":1790000100000,"sightings":[]}"#)
         let verdict = p.handle(topic: "beaconnet/sightings/1/gw-a", payload: batch, now: Self.t0, into: &out)
-        #expect(verdict == .rejected(reason: "future_time", detail: "sent 1790000100000 is 100 s ahead of this aggregator's clock: check the edge's NTP"))
+        #expect(verdict == .rejected(reason: "future_time", detail: "sent 1790000100000 is 100 s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)"))
     }
 
     @Test("rejects are copied at most 20 per second; the rest only counted")

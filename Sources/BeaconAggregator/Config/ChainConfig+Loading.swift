@@ -28,6 +28,9 @@ extension ChainConfig {
             throw ConfigError(issues: [ConfigIssue(path: "$", message: "not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)")])
         }
         var issues = unknownKeys(in: tree)
+        // Whole numbers are checked on the tree: the decoder's own error for 12.5 has no path.
+        let fractions = nonWholeNumbers(in: tree)
+        if !fractions.isEmpty { throw ConfigError(issues: issues + fractions) }
         let config: ChainConfig
         do {
             config = try JSONDecoder().decode(ChainConfig.self, from: data)
@@ -84,6 +87,39 @@ extension ChainConfig {
         "gateway": ["id", "store", "section", "position", "calibration_db", "path_loss_exponent", "comment"],
         "tuning": Set(Tuning.CodingKeys.allKeys + ["comment"]),
     ]
+
+    /// Values the format takes as whole numbers (majors, minors, adjacency, a gateway's store and
+    /// section, `min_sightings_to_enter`) that are numbers but not whole, or too large to be one.
+    static func nonWholeNumbers(in tree: Any) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        func check(_ value: Any?, _ path: String) {
+            // true and false are whole too (and the decoder reports them as the wrong type).
+            guard let number = value as? NSNumber else { return }
+            let x = number.doubleValue
+            if !(x.rounded() == x && abs(x) < 9_007_199_254_740_992) {
+                issues.append(ConfigIssue(path: path, message: "\(number) is not a whole number"))
+            }
+        }
+        guard let root = tree as? [String: Any] else { return issues }
+        for (i, store) in (root["stores"] as? [Any] ?? []).enumerated() {
+            guard let store = store as? [String: Any] else { continue }
+            check(store["major"], "$.stores[\(i)].major")
+            for (j, section) in (store["sections"] as? [Any] ?? []).enumerated() {
+                guard let section = section as? [String: Any] else { continue }
+                check(section["minor"], "$.stores[\(i)].sections[\(j)].minor")
+                for (k, other) in (section["adjacent"] as? [Any] ?? []).enumerated() {
+                    check(other, "$.stores[\(i)].sections[\(j)].adjacent[\(k)]")
+                }
+            }
+        }
+        for (i, gateway) in (root["gateways"] as? [Any] ?? []).enumerated() {
+            guard let gateway = gateway as? [String: Any] else { continue }
+            check(gateway["store"], "$.gateways[\(i)].store")
+            check(gateway["section"], "$.gateways[\(i)].section")
+        }
+        if let tuning = root["tuning"] as? [String: Any] { check(tuning["min_sightings_to_enter"], "$.tuning.min_sightings_to_enter") }
+        return issues
+    }
 
     static func unknownKeys(in tree: Any) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []

@@ -6,6 +6,11 @@ extension ChainConfig {
     /// Checks what would otherwise make a half-working aggregator: ids and numbers out of range,
     /// duplicates, gateways in unknown stores or sections, sections no gateway can hear, adjacency to
     /// sections that do not exist, and tuning values that make no sense.
+    /// Floor-plan coordinates are metres in a local frame (or a projected one, e.g. Lambert-93's
+    /// ~10^6 m); beyond ±10^8 m a squared distance loses all precision and the likelihoods overflow.
+    static let maxCoordinate = 1e8
+    static func isCoordinate(_ x: Double) -> Bool { abs(x) <= maxCoordinate }
+
     public func validate() -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
@@ -28,6 +33,9 @@ extension ChainConfig {
                 storePaths[store.major] = path
             }
             if store.sections.isEmpty { issue("\(path).sections", "store \(store.major) has no section") }
+            if store.name.trimmingCharacters(in: .whitespaces).isEmpty {
+                issue("\(path).name", "is empty: events and occupancy carry the store's name")
+            }
             var minors: [Int: Int] = [:]
             for (j, section) in store.sections.enumerated() {
                 let spath = "\(path).sections[\(j)]"
@@ -43,9 +51,14 @@ extension ChainConfig {
                     if polygon.count < 3 {
                         issue("\(spath).polygon", "a polygon needs at least 3 points, it has \(polygon.count)")
                     }
-                    for (k, point) in polygon.enumerated() where point.count != 2 || !point.allSatisfy(\.isFinite) {
-                        issue("\(spath).polygon[\(k)]", "a point is [x, y] in metres, finite")
+                    for (k, point) in polygon.enumerated() where point.count != 2 || !point.allSatisfy(Self.isCoordinate) {
+                        issue("\(spath).polygon[\(k)]", "a point is [x, y] in metres, each within ±\(Int(Self.maxCoordinate))")
                     }
+                } else if section.streetDoor {
+                    issue("\(spath).street_door", "a street door is placed on the section's polygon, and this section has none")
+                }
+                if section.name.trimmingCharacters(in: .whitespaces).isEmpty {
+                    issue("\(spath).name", "is empty: events and occupancy carry the section's name")
                 }
             }
             for (j, section) in store.sections.enumerated() {
@@ -83,8 +96,8 @@ extension ChainConfig {
             } else {
                 issue("\(path).store", "gateway \(gateway.id) is in store \(gateway.store), which is not configured")
             }
-            if let position = gateway.position, position.count != 2 || !position.allSatisfy(\.isFinite) {
-                issue("\(path).position", "a position is [x, y] in metres, finite")
+            if let position = gateway.position, position.count != 2 || !position.allSatisfy(Self.isCoordinate) {
+                issue("\(path).position", "a position is [x, y] in metres, each within ±\(Int(Self.maxCoordinate))")
             }
             if !gateway.calibrationDB.isFinite || abs(gateway.calibrationDB) > 40 {
                 issue("\(path).calibration_db", "\(gateway.calibrationDB) dB is not a plausible calibration (-40…40)")

@@ -105,13 +105,24 @@ public struct Tuning: Codable, Sendable, Equatable {
         case latenessSeconds = "lateness_s", streetExit = "street_exit", storefrontDB = "storefront_db", wallDB = "wall_db"
     }
 
+    /// One of a fixed set of names; an unknown one is an error that lists them.
+    static func choice<T: RawRepresentable & CaseIterable>(_ type: T.Type, _ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> T?
+    where T.RawValue == String {
+        guard let name = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let value = T(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c, debugDescription: "\"\(name)\" is not one of \(T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+        }
+        return value
+    }
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = Tuning()
-        rule = try c.decodeIfPresent(Rule.self, forKey: .rule) ?? d.rule
+        rule = try Self.choice(Rule.self, c, .rule) ?? d.rule
         switchMarginDB = try c.decodeIfPresent(Double.self, forKey: .switchMarginDB) ?? d.switchMarginDB
         dwellSeconds = try c.decodeIfPresent(Double.self, forKey: .dwellSeconds) ?? d.dwellSeconds
-        exitRule = try c.decodeIfPresent(ExitRule.self, forKey: .exitRule) ?? d.exitRule
+        exitRule = try Self.choice(ExitRule.self, c, .exitRule) ?? d.exitRule
         exitTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .exitTimeoutSeconds) ?? d.exitTimeoutSeconds
         exitMinSeconds = try c.decodeIfPresent(Double.self, forKey: .exitMinSeconds) ?? d.exitMinSeconds
         exitFalseProbability = try c.decodeIfPresent(Double.self, forKey: .exitFalseProbability) ?? d.exitFalseProbability

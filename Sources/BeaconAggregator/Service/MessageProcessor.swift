@@ -141,7 +141,7 @@ public struct MessageProcessor {
             return (reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(batch.gateway) ≠ topic gateway \(gateway): spoofed or misconfigured edge", field: "gw", payload: payload, now: now, into: &out), [])
         }
         if let now, batch.sent > now + Self.maxFuture {
-            return (reject(topic: topic, reason: "future_time", detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "sent", payload: payload, now: now, into: &out), [])
+            return (reject(topic: topic, reason: "future_time", detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)", field: "sent", payload: payload, now: now, into: &out), [])
         }
         // One absurd timestamp costs that sighting, not its batch; the reject is booked before the
         // engine moves event time on.

@@ -13,6 +13,8 @@ public struct TraceReader: ~Copyable {
     private var capacity = 0
     /// 1-based number of the line last read.
     public private(set) var lineNumber = 0
+    /// Why reading stopped early (a directory, an I/O error), or nil at a clean end of file.
+    public private(set) var readError: TraceError?
 
     /// Opens `path` (`-` for standard input); throws with errno's text.
     public init(path: String) throws(TraceError) {
@@ -45,7 +47,10 @@ public struct TraceReader: ~Copyable {
     /// The next line; nil at the end. A line without a space yields an error for that line only.
     public mutating func next() -> Result<Line, TraceError>? {
         let count = getline(&buffer, &capacity, file)
-        guard count >= 0, let buffer else { return nil }
+        guard count >= 0, let buffer else {
+            if ferror(file) != 0 { readError = .unreadable(after: lineNumber, reason: String(cString: strerror(errno))) }
+            return nil
+        }
         lineNumber += 1
         var length = count
         while length > 0, buffer[length - 1] == 0x0A || buffer[length - 1] == 0x0D { length -= 1 }
@@ -64,11 +69,14 @@ public enum TraceError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     /// A line is not `topic payload`.
     case badLine(line: Int, reason: String)
+    /// Reading failed after `after` lines (a directory given as the trace, an I/O error).
+    case unreadable(after: Int, reason: String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): return "cannot open trace \(path): \(reason)"
         case .badLine(let line, let reason): return "trace line \(line): \(reason); skipped"
+        case .unreadable(let after, let reason): return "cannot read the trace after line \(after): \(reason)"
         }
     }
 }

@@ -71,7 +71,9 @@ private struct ConfigReader {
     var issues: [ConfigIssue] = []
 
     mutating func fail(_ path: String, _ message: String) {
-        let origin = flags[path].map { " (from \($0))" } ?? ""
+        // An item of a list that came from a flag (`$.allow_list.ibeacon_uuids[0]`) names it too.
+        let list = path.firstIndex(of: "[").map { String(path[..<$0]) } ?? path
+        let origin = (flags[path] ?? flags[list]).map { " (from \($0))" } ?? ""
         issues.append(ConfigIssue(path: path, message: message + origin))
     }
 

@@ -1,0 +1,78 @@
+import BrokerHarness
+import Foundation
+import TestSupport
+import Testing
+
+/// The executables refuse numbers they cannot use — NaN, infinity, huge, zero where it would
+/// flood — with a usage error (exit 64) naming the flag, instead of trapping later (SIGILL, 132)
+/// when the value is turned into milliseconds or a port.
+@Suite("Command lines: bad values are usage errors, flags override keys")
+struct CommandLineTests {
+    static let binaries = TestPaths.packageRoot.appendingPathComponent(".build/debug").path
+    static let chain = TestPaths.packageRoot.appendingPathComponent("config/chain.example.json").path
+    static let edgeConfig = TestPaths.packageRoot.appendingPathComponent("config/edge.example.json").path
+
+    static let cases: [(binary: String, arguments: [String], flag: String)] = [
+        ("beacon-aggregator", ["run", "--config", chain, "--status-interval", "nan"], "--status-interval"),
+        ("beacon-aggregator", ["run", "--config", chain, "--status-interval", "1e300"], "--status-interval"),
+        ("beacon-aggregator", ["run", "--config", chain, "--status-interval", "0"], "--status-interval"),
+        ("beacon-aggregator", ["run", "--config", chain, "--snapshot-interval", "inf"], "--snapshot-interval"),
+        ("beacon-aggregator", ["run", "--config", chain, "--session-expiry", "nan"], "--session-expiry"),
+        ("beacon-aggregator", ["run", "--config", chain, "--port", "70000"], "--port"),
+        ("beacon-aggregator", ["run", "--config", chain, "--tls-cert", "c.pem", "--tls-key", "k.pem"], "--tls-ca"),
+        ("beacon-aggregator", ["run", "--config", chain, "--tls-ca", "ca.pem", "--tls-cert", "c.pem"], "--tls-key"),
+        ("beacon-aggregator", ["replay", "--config", chain, "--drain", "inf", "-"], "--drain"),
+        ("beacon-edge", ["--config", edgeConfig, "--replay", "capture.log", "--flush-timeout", "1e300"], "--flush-timeout"),
+        ("beacon-edge", ["--config", edgeConfig, "--replay", "capture.log", "--speed", "1e-300"], "--speed"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--duration", "inf"], "--duration"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--arrival-interval", "nan"], "--arrival-interval"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--arrival-interval", "0"], "--arrival-interval"),
+        ("beacon-sim", ["sweep", "--duration", "1e300"], "--duration"),
+    ]
+
+    @Test("a bad number is refused with exit 64 and the flag's name", arguments: cases.indices)
+    func refused(_ index: Int) async throws {
+        let (name, arguments, flag) = Self.cases[index]
+        let binary = Self.binaries + "/" + name
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first (swift build --build-tests): \(binary)")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-cli-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        // Nothing here may reach a broker: validation comes first (and port 1 would refuse at once).
+        let live = name == "beacon-aggregator" && arguments[0] == "run" && !arguments.contains("--port")
+        let child = try ChildProcess(executable: binary, arguments: arguments + (live ? ["--port", "1"] : []), outputFile: output)
+        let exited = await child.waitForExit(timeout: .seconds(20))
+        if !exited { child.send(SIGKILL) }
+        #expect(exited, "\(name) \(arguments.joined(separator: " ")) did not exit")
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(child.exitStatus == 64, "\(name) \(arguments.joined(separator: " ")): exit \(child.exitStatus.map(String.init) ?? "?"), output: \(text)")
+        #expect(text.contains(flag), "the message names \(flag): \(text)")
+    }
+
+    /// Runs `name arguments` to its end: exit status and output.
+    static func run(_ name: String, _ arguments: [String]) async throws -> (status: Int32?, output: String) {
+        let binary = binaries + "/" + name
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first (swift build --build-tests): \(binary)")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-cli-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let child = try ChildProcess(executable: binary, arguments: arguments, outputFile: output)
+        if !(await child.waitForExit(timeout: .seconds(20))) { child.send(SIGKILL) }
+        return (child.exitStatus, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+    }
+
+    @Test("beacon-edge: --allow-all overrides the file's allow-list (flags override keys); a bad list item names its flag")
+    func edgeFlags() async throws {
+        let all = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--allow-all", "--print-config"])
+        #expect(all.status == 0, "\(all.output)")
+        #expect(all.output.contains(#""allow_all": true"#))
+        let bad = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--ibeacon-uuid", "nope", "--print-config"])
+        #expect(bad.status == 78)
+        #expect(bad.output.contains("$.allow_list.ibeacon_uuids[0]") && bad.output.contains("(from --ibeacon-uuid)"), "\(bad.output)")
+    }
+
+    @Test("beacon-aggregator replay: a directory as the trace is an error, not an empty replay")
+    func replayDirectory() async throws {
+        let result = try await Self.run("beacon-aggregator", ["replay", "--config", Self.chain, FileManager.default.temporaryDirectory.path])
+        #expect(result.status == 2)
+        #expect(result.output.contains("cannot read the trace"), "\(result.output)")
+    }
+}
