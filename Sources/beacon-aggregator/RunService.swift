@@ -97,6 +97,9 @@ struct RunService: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        guard !selection.owned(chain.stores.map(\.major)).isEmpty else {
+            throw ValidationError("--stores \(stores ?? "") selects none of the chain's \(chain.stores.count) stores (\(chain.stores.prefix(5).map { "\($0.major)" }.joined(separator: ", "))\(chain.stores.count > 5 ? ", …" : "")): this instance would own nothing")
+        }
         var password: String?
         if let passwordFile {
             guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {

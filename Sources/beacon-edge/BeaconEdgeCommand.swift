@@ -49,6 +49,18 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
     @Option(name: .customLong("broker-port"), help: "Broker port (broker.port).")
     var brokerPort: Int?
 
+    @Option(name: .customLong("password-file"), help: "File holding the broker password (broker.password_file), e.g. a systemd credential.")
+    var passwordFile: String?
+
+    @Option(name: .customLong("tls-ca"), help: "CA certificate (PEM) of the broker (broker.tls.ca_file): enables TLS.")
+    var tlsCA: String?
+
+    @Option(name: .customLong("tls-cert"), help: "Client certificate (PEM) (broker.tls.cert_file).")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "Client key (PEM) (broker.tls.key_file), e.g. a systemd credential.")
+    var tlsKey: String?
+
     @Option(help: "BlueZ adapter (scan.adapter), e.g. hci0.")
     var adapter: String?
 
@@ -102,6 +114,10 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
         add(["section"], section.map { .int(Int64($0)) }, "--section")
         add(["broker", "host"], brokerHost.map(JSONValue.string), "--broker-host")
         add(["broker", "port"], brokerPort.map { .int(Int64($0)) }, "--broker-port")
+        add(["broker", "password_file"], passwordFile.map(JSONValue.string), "--password-file")
+        add(["broker", "tls", "ca_file"], tlsCA.map(JSONValue.string), "--tls-ca")
+        add(["broker", "tls", "cert_file"], tlsCert.map(JSONValue.string), "--tls-cert")
+        add(["broker", "tls", "key_file"], tlsKey.map(JSONValue.string), "--tls-key")
         add(["scan", "adapter"], adapter.map(JSONValue.string), "--adapter")
         add(["allow_list", "ibeacon_uuids"], iBeaconUUIDs.isEmpty ? nil : .array(iBeaconUUIDs.map(JSONValue.string)), "--ibeacon-uuid")
         add(["allow_all"], allowAll ? .bool(true) : nil, "--allow-all")

@@ -22,6 +22,7 @@ struct CommandLineTests {
         ("beacon-aggregator", ["run", "--config", chain, "--tls-cert", "c.pem", "--tls-key", "k.pem"], "--tls-ca"),
         ("beacon-aggregator", ["run", "--config", chain, "--tls-ca", "ca.pem", "--tls-cert", "c.pem"], "--tls-key"),
         ("beacon-aggregator", ["replay", "--config", chain, "--drain", "inf", "-"], "--drain"),
+        ("beacon-aggregator", ["run", "--config", chain, "--stores", "99"], "selects none of the chain's 2 stores"),
         ("beacon-edge", ["--config", edgeConfig, "--replay", "capture.log", "--flush-timeout", "1e300"], "--flush-timeout"),
         ("beacon-edge", ["--config", edgeConfig, "--replay", "capture.log", "--speed", "1e-300"], "--speed"),
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--duration", "inf"], "--duration"),
@@ -30,7 +31,7 @@ struct CommandLineTests {
         ("beacon-sim", ["sweep", "--duration", "1e300"], "--duration"),
     ]
 
-    @Test("a bad number is refused with exit 64 and the flag's name", arguments: cases.indices)
+    @Test("a bad value is refused with exit 64 and a message naming the flag", arguments: cases.indices)
     func refused(_ index: Int) async throws {
         let (name, arguments, flag) = Self.cases[index]
         let binary = Self.binaries + "/" + name
@@ -67,6 +68,11 @@ struct CommandLineTests {
         let bad = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--ibeacon-uuid", "nope", "--print-config"])
         #expect(bad.status == 78)
         #expect(bad.output.contains("$.allow_list.ibeacon_uuids[0]") && bad.output.contains("(from --ibeacon-uuid)"), "\(bad.output)")
+        // The systemd unit hands the password and TLS key over as credentials, by path.
+        let credentials = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--password-file", "/nonexistent/password", "--tls-ca", "/nonexistent/ca.crt", "--print-config"])
+        #expect(credentials.status == 78)
+        #expect(credentials.output.contains("$.broker.password_file") && credentials.output.contains("(from --password-file)"), "\(credentials.output)")
+        #expect(credentials.output.contains("$.broker.tls.ca_file") && credentials.output.contains("(from --tls-ca)"), "\(credentials.output)")
     }
 
     @Test("beacon-aggregator replay: a directory as the trace is an error, not an empty replay")

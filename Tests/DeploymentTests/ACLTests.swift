@@ -23,6 +23,24 @@ struct ACLTests {
         return file
     }
 
+    @Test("make-acl.sh refuses what would write a useless or broken ACL", arguments: [
+        ["--gateway", "gw-12-1a:012"],  // the aggregator reads store numbers without leading zeros
+        ["--gateway", "gw-1:09"],       // not octal either
+        ["--gateway", "gw-1:70000"],
+        ["--aggregator"],               // a flag without its value
+        ["--root", "a b", "--aggregator", "agg-1"],
+        ["--bridge", "bridge-1:01:gw-1"],
+    ])
+    func refused(_ arguments: [String]) async throws {
+        do {
+            try await runCommand("/bin/bash", [Self.root.appendingPathComponent("deploy/scripts/make-acl.sh").path] + arguments, output: nil)
+            Issue.record("make-acl.sh accepted \(arguments)")
+        } catch let BrokerHarnessError.commandFailed(_, status, output) {
+            #expect(status == 2, "\(output)")
+            #expect(output.contains("make-acl: "), "a message, not a bash error: \(output)")
+        }
+    }
+
     @Test("gateways write only their own topics, dashboards only read, strangers are refused")
     func enforced() async throws {
         let acl = try await Self.makeACL()
