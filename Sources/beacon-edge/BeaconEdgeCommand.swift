@@ -82,7 +82,7 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
     @Option(help: "Replay this btsnoop capture instead of scanning.")
     var replay: String?
 
-    @Option(help: "Replay speed: 1 (as recorded), another factor, or max.")
+    @Option(help: "Replay speed: 1 (as recorded), another factor from 0.001 to 1000000, or max.")
     var speed = "1"
 
     @Flag(name: .customLong("rebase-time"), help: "Shift replayed timestamps so that the capture starts now.")

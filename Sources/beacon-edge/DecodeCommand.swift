@@ -36,7 +36,7 @@ struct DecodeCommand: ParsableCommand {
                 guard let bytes = record.hciEvent else { continue }
                 guard record.timestamp.isPlausible else {
                     malformed += 1
-                    FileHandle.standardError.write(Data("beacon-edge decode: record at byte \(record.offset): timestamp \(record.timestamp.rawValue) µs is not a date between 0 AD and 2112; skipped\n".utf8))
+                    FileHandle.standardError.write(Data("beacon-edge decode: record at byte \(record.offset): timestamp \(record.timestamp.rawValue) µs is not a date between 1970 and 2112; skipped\n".utf8))
                     continue
                 }
                 let time = record.timestamp.unixMicroseconds

@@ -26,6 +26,13 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Print the row only (to add rows under an earlier table).")
     var noHeader = false
 
+    /// Unix ms from 2000 to 2100: any time this tool can score (a typo's 19-digit number would trap).
+    static let plausibleTimes: ClosedRange<Int64> = 946_684_800_000...4_102_444_800_000
+
+    func validate() throws {
+        if let end, !Self.plausibleTimes.contains(end) { throw ValidationError("--end \(end) is not a Unix ms time between 2000 and 2100") }
+    }
+
     func run() throws {
         let truths = try TruthFile.read(path: truth)
         let (reported, last) = try TruthFile.readEvents(path: events, scheme: try TopicScheme(root: topicRoot))

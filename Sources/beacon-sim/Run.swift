@@ -48,7 +48,8 @@ struct Run: AsyncParsableCommand {
 
     func validate() throws {
         guard (trace == nil) != (host == nil) else { throw ValidationError("give either --trace FILE or --host HOST") }
-        guard rate > 0 && rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000]") }
+        guard (0.001...1000).contains(rate) else { throw ValidationError("--rate \(rate) is not 0.001…1000") }
+        if let start, !Evaluate.plausibleTimes.contains(start) { throw ValidationError("--start \(start) is not a Unix ms time between 2000 and 2100") }
         guard duration > 0, duration <= 31_536_000 else { throw ValidationError("--duration \(duration) is not in (0, 31536000] seconds (a year)") }
         guard (0.1...86_400).contains(arrivalInterval) else { throw ValidationError("--arrival-interval \(arrivalInterval) is not 0.1…86400 seconds") }
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }

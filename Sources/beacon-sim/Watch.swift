@@ -24,6 +24,10 @@ struct Watch: AsyncParsableCommand {
     @Flag(help: "Store events only (section changes are many).")
     var storesOnly = false
 
+    func validate() throws {
+        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
+    }
+
     func run() async throws {
         let scheme = try TopicScheme(root: topicRoot)
         let client = MQTTClient(configuration: MQTTConfiguration(host: host, port: port, clientID: "beacon-sim-watch-\(UInt32.random(in: 0...UInt32.max))"),

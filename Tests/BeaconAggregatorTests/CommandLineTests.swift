@@ -29,6 +29,10 @@ struct CommandLineTests {
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--arrival-interval", "nan"], "--arrival-interval"),
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--arrival-interval", "0"], "--arrival-interval"),
         ("beacon-sim", ["sweep", "--duration", "1e300"], "--duration"),
+        ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--rate", "1e-300"], "--rate"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--start", "9223372036854775000"], "--start"),
+        ("beacon-sim", ["watch", "--port", "99999999999"], "--port"),
+        ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--end", "9223372036854775807"], "--end"),
     ]
 
     @Test("a bad value is refused with exit 64 and a message naming the flag", arguments: cases.indices)

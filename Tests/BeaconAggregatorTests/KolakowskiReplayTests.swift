@@ -51,6 +51,22 @@ struct KolakowskiReplayTests {
         }
     }
 
+    /// The README's real-radio claim for the default: over all five robot runs (1 809 s) it beats
+    /// the nearest-gateway baseline.
+    @Test("over all real robot runs the default rule beats the nearest gateway")
+    func allRuns() throws {
+        let data = try KolakowskiData.load()
+        let runs = try [data.rows] + (1...4).map { try KolakowskiData.loadCalibration($0) }
+        func accuracy(_ rule: Tuning.Rule) throws -> Double {
+            let results = try runs.map { try KolakowskiData.replay(data, timed: $0, rule: rule) }
+            return results.reduce(0) { $0 + $1.accuracy * $1.seconds } / results.reduce(0) { $0 + $1.seconds }
+        }
+        let rules = [Tuning().rule, .hmm, .nearest]
+        let scores = try rules.map(accuracy)
+        print("kolakowski, all robot runs: " + zip(rules, scores).map { "\($0.rawValue) \(String(format: "%.1f", $1 * 100)) %" }.joined(separator: ", "))
+        #expect(scores[0] > scores[2] + 0.02, "the default must beat the nearest gateway on real radio")
+    }
+
     /// The calibration runs' frame and anchor order were recovered from the data; this checks the
     /// recovery against rotations of it.
     @Test("calibration runs: the recovered frame puts the robot inside the flat, its strongest anchor nearest")

@@ -15,6 +15,16 @@ struct PipelineTests {
         return (sealed, pipeline.takeCounts())
     }
 
+    /// Every advert is exactly one of malformed, filtered or sighted (when every event parses).
+    func balanced(_ counts: PipelineCounts) -> Bool {
+        counts.reports == counts.sightings + counts.filtered + counts.malformed
+    }
+
+    /// Extended-report packets `spacing` µs apart from 2024-01-01.
+    func timed(_ events: [[UInt8]], spacing: Int64 = 1000) -> [HCIPacket] {
+        events.enumerated().map { HCIPacket(event: $0.element[...], time: 1_704_067_200_000_000 + Int64($0.offset) * spacing) }
+    }
+
     @Test("the csacca capture: the 11 iBeacon frames of the allowed UUID, nothing else", .enabled(if: TestData.available, TestData.skipNote))
     func csaccaAllowList() throws {
         let file = try BtsnoopFile(try TestData.bytes(TestData.csacca))
@@ -102,8 +112,9 @@ struct PipelineTests {
             extendedEvent([(Self.publicAddress, 0, 0, 3, Array(data[12...]))]),
         ]
         let (sealed, counts) = run(events.enumerated().map { HCIPacket(event: $0.element[...], time: t + Int64($0.offset) * 1000) }, allow: .everything)
-        #expect(counts.reports == 3)
+        #expect(counts.reports == 2, "two adverts, one of them in two parts")
         #expect(counts.malformed == 0)
+        #expect(balanced(counts))
         let sightings = try decoded(sealed).flatMap(\.sightings)
         #expect(sightings.map(\.device.rawValue) == ["ib-494E5445-4C4C-495F-524F-434B535F4857-1-2", "ib-494E5445-4C4C-495F-524F-434B535F4857-7-8"])
         #expect(sightings.map(\.txPower) == [-59, -59])
@@ -127,9 +138,61 @@ struct PipelineTests {
             (extendedEvent([(Self.publicAddress, 0, 0, 3, Array(data[12...]))]), t + 5_000_000),
         ]
         let (sealed, counts) = run(events.map { HCIPacket(event: $0.0[...], time: $0.1) }, allow: .everything, window: 10_000)
-        // The late second part alone starts inside an AD structure: malformed, and no iBeacon.
-        #expect(counts.malformed == 1)
+        // The start is given up and the late second part alone starts inside an AD structure:
+        // two malformed adverts, and no iBeacon.
+        #expect(counts.malformed == 2)
+        #expect(balanced(counts))
         #expect(try decoded(sealed).flatMap(\.sightings).isEmpty)
+    }
+
+    @Test("parts of two advertisers, and of two advertising sets of one, interleave and are still joined each to its own")
+    func interleaved() throws {
+        let a = iBeaconData(csaccaUUID, major: 1, minor: 1), b = iBeaconData(csaccaUUID, major: 2, minor: 2)
+        let c = iBeaconData(csaccaUUID, major: 3, minor: 3)
+        let other: [UInt8] = [0x66, 0x55, 0x44, 0x33, 0x22, 0x12]
+        let (sealed, counts) = run(timed([
+            extendedEvent([(Self.publicAddress, 0, 1, 1, Array(a[..<10])), (other, 0, 1, 1, Array(b[..<20]))]),
+            extendedEvent([(Self.publicAddress, 0, 1, 2, Array(c[..<5]))]),
+            extendedEvent([(other, 0, 0, 1, Array(b[20...])), (Self.publicAddress, 0, 0, 2, Array(c[5...]))]),
+            extendedEvent([(Self.publicAddress, 0, 0, 1, Array(a[10...]))]),
+        ]), allow: .everything)
+        #expect(counts.reports == 3 && counts.malformed == 0 && balanced(counts))
+        #expect(try decoded(sealed).flatMap(\.sightings).map(\.device.rawValue).sorted() == [1, 2, 3].map { "ib-494E5445-4C4C-495F-524F-434B535F4857-\($0)-\($0)" })
+    }
+
+    @Test("a legacy advert reported through the extended commands is whole, never joined to a pending start")
+    func legacyInExtended() throws {
+        let start = iBeaconData(csaccaUUID, major: 9, minor: 9)
+        let (sealed, counts) = run(timed([
+            extendedEvent([(Self.publicAddress, 0, 1, 0xFF, Array(start[..<12]))]),
+            extendedEvent([(Self.publicAddress, 0, 0, 0xFF, iBeaconData(csaccaUUID, major: 7, minor: 8))], legacy: true),
+        ]), allow: .everything)
+        #expect(try decoded(sealed).flatMap(\.sightings).map(\.device.rawValue) == ["ib-494E5445-4C4C-495F-524F-434B535F4857-7-8"])
+        #expect(counts.reports == 1 && balanced(counts), "the start is still pending: not counted yet")
+    }
+
+    @Test("anonymous adverts are not joined (two such advertisers could not be told apart)")
+    func anonymousParts() throws {
+        let data = iBeaconData(csaccaUUID, major: 7, minor: 8)
+        let none: [UInt8] = [0, 0, 0, 0, 0, 0]
+        let (sealed, counts) = run(timed([
+            extendedEvent([(none, 0xFF, 1, 3, Array(data[..<12]))]),
+            extendedEvent([(none, 0xFF, 0, 3, Array(data[12...]))]),
+        ]), allow: .everything)
+        #expect(try decoded(sealed).flatMap(\.sightings).isEmpty)
+        #expect(counts.reports == 2 && counts.malformed == 2 && balanced(counts))
+    }
+
+    @Test("more advertisers mid-advert than there is room for: the stalest start is given up and counted")
+    func evicted() throws {
+        let data = iBeaconData(csaccaUUID, major: 7, minor: 8)
+        let advertisers = (0...64).map { i -> [UInt8] in [UInt8(i), 0x55, 0x44, 0x33, 0x22, 0x11] }
+        let starts = advertisers.map { extendedEvent([($0, 0, 1, 3, Array(data[..<12]))]) }
+        let ends = advertisers.map { extendedEvent([($0, 0, 0, 3, Array(data[12...]))]) }
+        let (sealed, counts) = run(timed(starts + ends), allow: .everything)
+        // The first start made room for the 65th; its end alone is malformed.
+        #expect(try decoded(sealed).flatMap(\.sightings).count == 64)
+        #expect(counts.reports == 66 && counts.malformed == 2 && balanced(counts))
     }
 
     @Test("an advert with an Eddystone-TLM ahead of an iBeacon is keyed by the iBeacon, even from a private address")

@@ -30,6 +30,7 @@ struct ACLTests {
         ["--aggregator"],               // a flag without its value
         ["--root", "a b", "--aggregator", "agg-1"],
         ["--bridge", "bridge-1:01:gw-1"],
+        ["--gateway", "gw-1:1", "--gateway", "gw-2:012"],  // a good entry first: nothing may be written
     ])
     func refused(_ arguments: [String]) async throws {
         do {
@@ -38,6 +39,7 @@ struct ACLTests {
         } catch let BrokerHarnessError.commandFailed(_, status, output) {
             #expect(status == 2, "\(output)")
             #expect(output.contains("make-acl: "), "a message, not a bash error: \(output)")
+            #expect(!output.contains("# BeaconNet ACL") && !output.contains("user "), "no partial ACL: \(output)")
         }
     }
 

@@ -126,7 +126,7 @@ struct EdgeBenchmark: AsyncParsableCommand {
             (Self.inProcessNames[0].name, {
                 var sum = 0
                 for payload in payloads {
-                    if let key = AdvertisingData(payload).firstBeaconFrame?.deviceKey { sum &+= Self.digest(key) }
+                    if let key = AdvertisingData(payload).keyBeaconFrame?.deviceKey { sum &+= Self.digest(key) }
                 }
                 return (payloads.count, sum)
             }),
@@ -138,7 +138,7 @@ struct EdgeBenchmark: AsyncParsableCommand {
                     var reports = event.advertisingReports()
                     while let report = try? reports.next() {
                         items += 1
-                        if let key = report.deviceKey(frame: report.firstBeaconFrame) { sum &+= Self.digest(key) }
+                        if let key = report.deviceKey(frame: report.keyBeaconFrame) { sum &+= Self.digest(key) }
                     }
                 }
                 return (items, sum)
@@ -151,7 +151,7 @@ struct EdgeBenchmark: AsyncParsableCommand {
                     var reports = event.advertisingReports()
                     while let report = try? reports.next() {
                         items += 1
-                        if let key = report.deviceKey(frame: report.firstBeaconFrame) { sum &+= key.deviceID.rawValue.utf8.count }
+                        if let key = report.deviceKey(frame: report.keyBeaconFrame) { sum &+= key.deviceID.rawValue.utf8.count }
                     }
                 }
                 return (items, sum)

@@ -89,7 +89,8 @@ extension ChainConfig {
     ]
 
     /// Values the format takes as whole numbers (majors, minors, adjacency, a gateway's store and
-    /// section, `min_sightings_to_enter`) that are numbers but not whole, or too large to be one.
+    /// section, `min_sightings_to_enter`) that are numbers but not whole, or beyond ±2^53 (where a
+    /// JSON number stops holding every whole value).
     static func nonWholeNumbers(in tree: Any) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         func check(_ value: Any?, _ path: String) {
@@ -97,7 +98,7 @@ extension ChainConfig {
             guard let number = value as? NSNumber else { return }
             let x = number.doubleValue
             if !(x.rounded() == x && abs(x) < 9_007_199_254_740_992) {
-                issues.append(ConfigIssue(path: path, message: "\(number) is not a whole number"))
+                issues.append(ConfigIssue(path: path, message: "\(number) is not a whole number (within ±2^53)"))
             }
         }
         guard let root = tree as? [String: Any] else { return issues }

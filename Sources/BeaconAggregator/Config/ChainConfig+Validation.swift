@@ -1,16 +1,16 @@
 public import BeaconCore
 
 extension ChainConfig {
-    /// Every problem with this config, each with its JSON path; empty when the config is usable.
-    ///
-    /// Checks what would otherwise make a half-working aggregator: ids and numbers out of range,
-    /// duplicates, gateways in unknown stores or sections, sections no gateway can hear, adjacency to
-    /// sections that do not exist, and tuning values that make no sense.
     /// Floor-plan coordinates are metres in a local frame (or a projected one, e.g. Lambert-93's
     /// ~10^6 m); beyond ±10^8 m a squared distance loses all precision and the likelihoods overflow.
     static let maxCoordinate = 1e8
     static func isCoordinate(_ x: Double) -> Bool { abs(x) <= maxCoordinate }
 
+    /// Every problem with this config, each with its JSON path; empty when the config is usable.
+    ///
+    /// Checks what would otherwise make a half-working aggregator: ids and numbers out of range,
+    /// duplicates, gateways in unknown stores or sections, sections no gateway can hear, adjacency to
+    /// sections that do not exist, and tuning values that make no sense.
     public func validate() -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
@@ -33,7 +33,7 @@ extension ChainConfig {
                 storePaths[store.major] = path
             }
             if store.sections.isEmpty { issue("\(path).sections", "store \(store.major) has no section") }
-            if store.name.trimmingCharacters(in: .whitespaces).isEmpty {
+            if store.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 issue("\(path).name", "is empty: events and occupancy carry the store's name")
             }
             var minors: [Int: Int] = [:]
@@ -57,7 +57,7 @@ extension ChainConfig {
                 } else if section.streetDoor {
                     issue("\(spath).street_door", "a street door is placed on the section's polygon, and this section has none")
                 }
-                if section.name.trimmingCharacters(in: .whitespaces).isEmpty {
+                if section.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                     issue("\(spath).name", "is empty: events and occupancy carry the section's name")
                 }
             }

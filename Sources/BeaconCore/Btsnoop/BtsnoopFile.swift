@@ -97,10 +97,12 @@ public struct BtsnoopTimestamp: RawRepresentable, Hashable, Sendable, Comparable
     /// Microseconds between the btsnoop epoch and the Unix epoch: 0x00DCDDB30F2F8000.
     public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 
-    /// The recorded values a capture can hold: from the format's epoch (0 AD) to 2^52 µs (142
-    /// years) past the Unix epoch. Anything else — a negative value, a date centuries ahead — is a
-    /// corrupt record, and times that far out would overflow the arithmetic done with them.
-    public static let plausibleRange: ClosedRange<Int64> = 0...(unixEpochOffset + (1 << 52))
+    /// The recorded values a real capture holds: from the Unix epoch to 2^52 µs (142 years) past
+    /// it. Android and BlueZ (`btmon`) write wall-clock time; anything else — zeroed bytes (0 AD),
+    /// a negative value, a date centuries ahead — is a corrupt record, and times that far out
+    /// would overflow the arithmetic done with them or, as a capture's first record, shift a
+    /// rebased replay by millennia.
+    public static let plausibleRange: ClosedRange<Int64> = unixEpochOffset...(unixEpochOffset + (1 << 52))
 
     /// Whether the recorded value is within ``plausibleRange``; check it before trusting a record's time.
     public var isPlausible: Bool { Self.plausibleRange.contains(rawValue) }

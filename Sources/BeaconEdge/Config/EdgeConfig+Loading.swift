@@ -200,7 +200,10 @@ private struct ConfigReader {
             }
             if let tls = object(node["tls"], "$.broker.tls") {
                 let ca = string(tls["ca_file"], "$.broker.tls.ca_file")
-                if ca == nil { fail("$.broker.tls.ca_file", "is required with TLS") }
+                if ca == nil {
+                    let given = [flags["$.broker.tls.cert_file"], flags["$.broker.tls.key_file"]].compactMap { $0 }
+                    fail("$.broker.tls.ca_file", "is required with TLS" + (given.isEmpty ? "" : " (\(given.joined(separator: " and ")) given; add --tls-ca)"))
+                }
                 let cert = string(tls["cert_file"], "$.broker.tls.cert_file")
                 let key = string(tls["key_file"], "$.broker.tls.key_file")
                 if (cert == nil) != (key == nil) {

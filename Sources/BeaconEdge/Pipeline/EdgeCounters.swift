@@ -5,13 +5,15 @@ public import Synchronization
 /// retained status (`counters`), and reported to swift-metrics with the gateway as a dimension.
 ///
 /// Metrics (all with dimension `gateway`):
-/// - `beaconnet_edge_reports_total`: advertising reports decoded;
+/// - `beaconnet_edge_reports_total`: advertising reports decoded (an extended advert split over
+///   several reports counts once);
 /// - `beaconnet_edge_reports_skipped_total` with `reason` `filtered` or `malformed`;
 /// - `beaconnet_edge_sightings_total` and `beaconnet_edge_batches_total` with `outcome`
 ///   `published` (acknowledged by the broker) or `dropped` (outage buffer full, or refused);
 /// - `beaconnet_edge_publish_duration`: from handing a batch to the client to its PUBACK.
 public final class EdgeCounters: Sendable {
-    /// Advertising reports decoded from the source.
+    /// Advertising reports decoded from the source (an extended advert split over several reports
+    /// counts once).
     public let reports = Atomic<UInt64>(0)
     /// HCI events or reports that could not be parsed (each skipped, never a crash).
     public let malformed = Atomic<UInt64>(0)
@@ -80,7 +82,9 @@ public final class EdgeCounters: Sendable {
 /// Counts one pipeline run keeps locally and hands to ``EdgeCounters`` once per chunk, so the hot
 /// loop touches no shared memory.
 public struct PipelineCounts: Sendable, Equatable {
-    /// Advertising reports decoded.
+    /// Advertising reports decoded; an extended advert split over several reports counts once,
+    /// when it is whole or given up. Each is then exactly one of ``malformed`` (or an event that
+    /// could not be parsed), ``filtered`` or ``sightings``.
     public var reports: UInt64 = 0
     /// Events or reports that could not be parsed.
     public var malformed: UInt64 = 0

@@ -45,20 +45,28 @@ public struct ReportPipeline: Sendable {
         var reports = event.advertisingReports()
         do {
             while let report = try reports.next() {
-                counts.reports += 1
+                // Every advert counts once in `reports` and once in exactly one of sightings,
+                // filtered and malformed — an extended advert split over several reports too.
                 switch fragments.add(report, at: packet.time) {
                 case .whole:
+                    counts.reports += 1
                     add(report, truncated: false, at: packet.time, sealed: emit)
                 case .joined(let data, let truncated):
+                    counts.reports += 1
                     var whole = report
                     whole.data = data[...]
                     add(whole, truncated: truncated, at: packet.time, sealed: emit)
                 case .pending:
                     break
                 case .dropped:
+                    counts.reports += 1
                     counts.malformed += 1
                 }
-                counts.malformed += UInt64(fragments.takeDropped())
+                if fragments.abandoned > 0 {
+                    let abandoned = UInt64(fragments.takeAbandoned())
+                    counts.reports += abandoned
+                    counts.malformed += abandoned
+                }
             }
         } catch {
             counts.malformed += 1

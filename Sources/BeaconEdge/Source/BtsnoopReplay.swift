@@ -175,7 +175,7 @@ public enum ReplayError: Error, Sendable, CustomStringConvertible {
         case .unreadable(let path, let code):
             return "cannot read capture \(path): \(String(cString: strerror(code))) (errno \(code))"
         case .notACapture(let path, let error):
-            return "cannot replay \(path): \(error)"
+            return "\(path) is not a capture BeaconNet can read: \(error)"
         }
     }
 }

@@ -32,10 +32,12 @@ func legacyEvent(address: [UInt8] = [1, 2, 3, 4, 5, 0xC6], addressType: UInt8 = 
 /// An LE Extended Advertising Report event (subevent 0x0D) with one report per entry of
 /// `reports`; `status` is the data status (0 complete, 1 more to come, 2 truncated), `sid` the
 /// advertising set (0xFF: none).
-func extendedEvent(_ reports: [(address: [UInt8], addressType: UInt8, status: UInt16, sid: UInt8, data: [UInt8])], rssi: Int8 = -60) -> [UInt8] {
+/// `legacy` sets the legacy-PDU bit (what a controller scanning with the extended commands reports
+/// for a legacy advert).
+func extendedEvent(_ reports: [(address: [UInt8], addressType: UInt8, status: UInt16, sid: UInt8, data: [UInt8])], rssi: Int8 = -60, legacy: Bool = false) -> [UInt8] {
     var parameters: [UInt8] = [0x0D, UInt8(reports.count)]
     for r in reports {
-        let eventType = r.status << 5  // non-connectable, non-scannable, undirected, not legacy
+        let eventType = r.status << 5 | (legacy ? 0x10 : 0)  // non-connectable, non-scannable, undirected
         parameters += [UInt8(eventType & 0xFF), UInt8(eventType >> 8), r.addressType] + r.address
         parameters += [0x01, 0x02, r.sid, 0x7F, UInt8(bitPattern: rssi), 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0]
         parameters += [UInt8(r.data.count)] + r.data
