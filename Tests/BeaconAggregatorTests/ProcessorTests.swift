@@ -172,7 +172,7 @@ extension ProcessorTests {
         // Damage: a truncated line in the middle (a disk that filled up, a hand edit).
         var text = try String(contentsOfFile: path, encoding: .utf8)
         text = text.replacingOccurrences(of: "\n", with: "\n{\"v\":1,\"gw\":\"gw-a\",\"se\n", options: [], range: text.range(of: "\n"))
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         var problems: [String] = []
         let read = SnapshotFile.read(path: path) { problems.append($0) }
         #expect(read.states == written.states && read.gateways == written.gateways)

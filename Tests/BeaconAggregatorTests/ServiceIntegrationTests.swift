@@ -90,7 +90,7 @@ struct ServiceIntegrationTests {
     @Test("a publish the broker refuses (ACL) is dropped and counted; the messages behind it still go out")
     func refusedPublishDropped() async throws {
         // Anonymous clients may read everything and write everything but events.
-        let acl = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-acl-\(UInt32.random(in: 0...UInt32.max))").path
+        let acl = try TestDirectory.make("acl").appendingPathComponent("acl").path
         try """
             topic read beaconnet/#
             topic readwrite beaconnet/sightings/#
@@ -99,7 +99,7 @@ struct ServiceIntegrationTests {
             topic readwrite beaconnet/occupancy/#
             topic readwrite beaconnet/rejects/#
 
-            """.write(toFile: acl, atomically: true, encoding: .utf8)
+            """.write(toFile: acl, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: acl) }
         try await withBroker(BrokerConfiguration(extraConfiguration: ["acl_file \(acl)"])) { broker in
             let aggregator = try RunningAggregator.start(broker, id: "agg-acl") { $0.statusInterval = .milliseconds(200) }

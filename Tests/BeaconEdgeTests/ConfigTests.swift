@@ -12,10 +12,8 @@ struct ConfigTests {
 
     /// Writes `text` to a temporary file and returns its path.
     func file(_ text: String, name: String = "edge.json") throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-edge-config-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent(name).path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try TestDirectory.make("edge-config").appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         return path
     }
 

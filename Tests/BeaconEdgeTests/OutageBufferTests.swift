@@ -1,5 +1,6 @@
 import BeaconEdge
 import Foundation
+import TestSupport
 import Testing
 
 /// The outage buffer: order, the drop-oldest bound and its counts, putting a batch back, and the
@@ -11,9 +12,7 @@ struct OutageBufferTests {
     }
 
     func spillPath() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-edge-spill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("edge.spill").path
+        try TestDirectory.make("edge-spill").appendingPathComponent("edge.spill").path
     }
 
     func drain(_ buffer: OutageBuffer) async -> [UInt64] {
@@ -107,7 +106,7 @@ struct OutageBufferTests {
     @Test("a file that is not a spill file is refused with its path")
     func foreign() throws {
         let path = try spillPath()
-        try "not a spill file at all".write(toFile: path, atomically: true, encoding: .utf8)
+        try "not a spill file at all".write(toFile: path, atomically: false, encoding: .utf8)
         #expect {
             _ = try OutageBuffer(maxBatches: 10, memoryBatches: 1, spillFile: path, counters: EdgeCounters(), logger: testLogger)
         } throws: { error in

@@ -74,7 +74,7 @@ struct ReplayTests {
     @Test("a file that is not a capture is refused with its path and the reason")
     func notACapture() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-capture-\(UUID().uuidString)").path
-        try "hello".write(toFile: path, atomically: true, encoding: .utf8)
+        try "hello".write(toFile: path, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect {
             _ = try BtsnoopReplay.open(path)

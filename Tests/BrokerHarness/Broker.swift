@@ -223,7 +223,7 @@ public final class Broker: Sendable {
         }
         lines += configuration.extraConfiguration
         try (lines.joined(separator: "\n") + "\n").write(
-            toFile: "\(directory)/mosquitto.conf", atomically: true, encoding: .utf8)
+            toFile: "\(directory)/mosquitto.conf", atomically: false, encoding: .utf8)
     }
 
     private func tail(_ text: String) -> String {

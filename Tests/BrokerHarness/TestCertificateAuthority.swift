@@ -14,7 +14,7 @@ public struct TestCertificateAuthority: Sendable {
     public static func create(in directory: String, name: String = "ca") async throws -> TestCertificateAuthority {
         let openssl = try Self.openssl()
         let configFile = "\(directory)/\(name)-openssl.cnf"
-        try Self.configuration.write(toFile: configFile, atomically: true, encoding: .utf8)
+        try Self.configuration.write(toFile: configFile, atomically: false, encoding: .utf8)
         let authority = TestCertificateAuthority(
             certificateFile: "\(directory)/\(name).crt", keyFile: "\(directory)/\(name).key", configFile: configFile)
         try await Command.run(openssl, [

@@ -14,8 +14,7 @@ struct ACLTests {
 
     /// Runs make-acl.sh for two gateways of store 1, one aggregator and two dashboards.
     static func makeACL() async throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-acl-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestDirectory.make("acl")
         let file = directory.appendingPathComponent("acl").path
         try await runCommand("/bin/bash", [root.appendingPathComponent("deploy/scripts/make-acl.sh").path,
                                            "--gateway", "gw-1:1", "--gateway", "gw-2:1", "--aggregator", "agg-1",

@@ -28,7 +28,7 @@ struct CentralConfigTests {
             .replacingOccurrences(of: "listener 1883 127.0.0.1", with: "listener \(plain) 127.0.0.1")
             .replacingOccurrences(of: "listener 8883\n", with: "listener \(tls) 127.0.0.1\n")
         config += "\nlog_dest file \(dir)/mosquitto.log\n" + (geteuid() == 0 ? "user root\n" : "")
-        try config.write(toFile: dir + "/central.conf", atomically: true, encoding: .utf8)
+        try config.write(toFile: dir + "/central.conf", atomically: false, encoding: .utf8)
         let mosquitto = ["/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "mosquitto"
         let broker = try ChildProcess(executable: mosquitto, arguments: ["-c", dir + "/central.conf"], outputFile: dir + "/stderr.log")
         defer { broker.send(SIGKILL) }

@@ -281,7 +281,7 @@ struct EdgeBenchmark: AsyncParsableCommand {
         let payloadFile = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-payloads-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: payloadFile) }
         let text = corpus.payloads.map { $0.map { String(format: "%02x", $0) }.joined() }.joined(separator: "\n") + "\n"
-        do { try text.write(to: payloadFile, atomically: true, encoding: .utf8) } catch {
+        do { try text.write(to: payloadFile, atomically: false, encoding: .utf8) } catch {
             return .failure(BenchError("cannot write the payloads: \(error)"))
         }
         let process = Process()
