@@ -2,8 +2,8 @@ import BeaconWire
 import Foundation
 
 /// The snapshot file: one retained-state payload (`DeviceState` JSON) per line, then one
-/// `GatewayProgress` line per gateway heard, written atomically (temporary file, then rename), so
-/// a `kill -9` mid-write leaves the previous snapshot whole.
+/// `GatewayProgress` line per gateway heard, written atomically (temporary file, flushed to disk,
+/// then renamed), so a `kill -9` or a power cut mid-write leaves the previous snapshot whole.
 enum SnapshotFile {
     /// What a snapshot holds.
     struct Contents {
@@ -41,10 +41,25 @@ enum SnapshotFile {
             bytes.append(0x0A)
         }
         let temporary = path + ".tmp"
-        try Data(bytes).write(to: URL(fileURLWithPath: temporary))
-        if rename(temporary, path) != 0 {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+        func failure(_ what: String) -> CocoaError {
+            CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(errno)))"])
         }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure("cannot create \(temporary)") }
+        var written = 0
+        let ok = bytes.withUnsafeBytes { buffer -> Bool in
+            while written < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                written += n
+            }
+            // On disk before the rename: otherwise a power cut can leave the new name on an empty file.
+            return fsync(fd) == 0
+        }
+        let error = ok ? nil : failure("cannot write \(temporary)")
+        close(fd)
+        if let error { throw error }
+        if rename(temporary, path) != 0 { throw failure("cannot rename \(temporary)") }
     }
 
     /// Per device, the state with the highest sequence number.
