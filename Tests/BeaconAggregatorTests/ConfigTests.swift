@@ -85,6 +85,20 @@ struct ConfigTests {
         }
     }
 
+    @Test("every wrong type is reported at once, with the unknown keys")
+    func allTypesAtOnce() {
+        let json = #"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":"12","sections":[{"minor":1,"street_door":"yes","polygon":[[0,0],["a",1],5]}]}],"gateways":[{"id":"gw-1","store":12,"section":1,"position":[1,"2"]}],"tuning":{"dwel_s":3,"street_exit":1,"rule":5}}"#
+        do {
+            _ = try ChainConfig.parse(Array(json.utf8))
+            Issue.record("accepted a broken config")
+        } catch {
+            #expect(Set(error.issues.map(\.path)) == [
+                "$.tuning.dwel_s", "$.stores[0].major", "$.stores[0].sections[0].street_door", "$.stores[0].sections[0].polygon[1][0]",
+                "$.stores[0].sections[0].polygon[2]", "$.gateways[0].position[1]", "$.tuning.street_exit", "$.tuning.rule",
+            ], "\(error)")
+        }
+    }
+
     @Test("all problems are reported at once")
     func allAtOnce() {
         let json = #"{"site_uuid":"nope","stores":[{"major":1,"sections":[{"minor":1},{"minor":1}]}],"gateways":[{"id":"gw-1","store":1,"section":3}]}"#

@@ -28,9 +28,11 @@ extension ChainConfig {
             throw ConfigError(issues: [ConfigIssue(path: "$", message: "not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)")])
         }
         var issues = unknownKeys(in: tree)
-        // Whole numbers are checked on the tree: the decoder's own error for 12.5 has no path.
-        let fractions = nonWholeNumbers(in: tree)
-        if !fractions.isEmpty { throw ConfigError(issues: issues + fractions) }
+        // Types and whole numbers are checked on the tree: the decoder stops at the first wrong
+        // type, and its error for 12.5 has no path. Every such problem is reported at once; the
+        // checks of values (ranges, duplicates, references) need the types right and come after.
+        let typed = typeIssues(in: tree) + nonWholeNumbers(in: tree)
+        if !typed.isEmpty { throw ConfigError(issues: issues + typed) }
         let config: ChainConfig
         do {
             config = try JSONDecoder().decode(ChainConfig.self, from: data)
@@ -87,6 +89,73 @@ extension ChainConfig {
         "gateway": ["id", "store", "section", "position", "calibration_db", "path_loss_exponent", "comment"],
         "tuning": Set(Tuning.CodingKeys.allKeys + ["comment"]),
     ]
+
+    /// The JSON type each key of the format takes.
+    enum Kind: String {
+        case string = "a string", number = "a number", integer = "an integer", bool = "true or false", array = "an array", object = "an object"
+
+        func matches(_ value: Any) -> Bool {
+            // JSONSerialization gives true and false as NSNumbers of ObjC type "c".
+            let boolean = (value as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false
+            switch self {
+            case .string: return value is String
+            // Whole-ness is checked by nonWholeNumbers, with its own message.
+            case .number, .integer: return value is NSNumber && !boolean
+            case .bool: return boolean
+            case .array: return value is [Any]
+            case .object: return value is [String: Any]
+            }
+        }
+    }
+
+    static let kinds: [String: [String: Kind]] = [
+        "$": ["site_uuid": .string, "stores": .array, "gateways": .array, "tuning": .object, "comment": .string],
+        "store": ["major": .integer, "name": .string, "notify_on_entry": .bool, "notify_on_exit": .bool, "sections": .array, "comment": .string],
+        "section": ["minor": .integer, "name": .string, "adjacent": .array, "polygon": .array, "street_door": .bool,
+                    "notify_on_entry": .bool, "notify_on_exit": .bool, "comment": .string],
+        "gateway": ["id": .string, "store": .integer, "section": .integer, "position": .array, "calibration_db": .number,
+                    "path_loss_exponent": .number, "comment": .string],
+        "tuning": Dictionary(uniqueKeysWithValues: Tuning.CodingKeys.allKeys.map { key in
+            (key, key == "rule" || key == "exit_rule" ? Kind.string : key == "street_exit" ? .bool
+                : key == "min_sightings_to_enter" ? .integer : .number)
+        }).merging(["comment": .string]) { a, _ in a },
+    ]
+
+    /// Every value of a known key whose JSON type is wrong, with its path (null counts as absent:
+    /// the decoder reports a null where a value is required). Array items are checked too: the
+    /// numbers of `adjacent`, the points of `polygon`, the coordinates of `position`.
+    static func typeIssues(in tree: Any) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        func wrong(_ path: String, _ kind: Kind) { issues.append(ConfigIssue(path: path, message: "has the wrong type, expected \(kind.rawValue)")) }
+        func check(_ object: Any, _ kindOf: String, _ path: String) -> [String: Any]? {
+            guard let dict = object as? [String: Any] else { wrong(path, .object); return nil }
+            for (key, value) in dict where !(value is NSNull) {
+                if let kind = kinds[kindOf]?[key], !kind.matches(value) { wrong("\(path).\(key)", kind) }
+            }
+            return dict
+        }
+        func numbers(_ value: Any?, _ path: String, _ kind: Kind = .number) {
+            for (i, item) in (value as? [Any] ?? []).enumerated() where !kind.matches(item) { wrong("\(path)[\(i)]", kind) }
+        }
+        guard let root = check(tree, "$", "$") else { return issues }
+        for (i, store) in (root["stores"] as? [Any] ?? []).enumerated() {
+            guard let store = check(store, "store", "$.stores[\(i)]") else { continue }
+            for (j, section) in (store["sections"] as? [Any] ?? []).enumerated() {
+                let path = "$.stores[\(i)].sections[\(j)]"
+                guard let section = check(section, "section", path) else { continue }
+                numbers(section["adjacent"], "\(path).adjacent", .integer)
+                for (k, point) in (section["polygon"] as? [Any] ?? []).enumerated() {
+                    if point is [Any] { numbers(point, "\(path).polygon[\(k)]") } else { wrong("\(path).polygon[\(k)]", .array) }
+                }
+            }
+        }
+        for (i, gateway) in (root["gateways"] as? [Any] ?? []).enumerated() {
+            guard let gateway = check(gateway, "gateway", "$.gateways[\(i)]") else { continue }
+            numbers(gateway["position"], "$.gateways[\(i)].position")
+        }
+        if let tuning = root["tuning"], !(tuning is NSNull) { _ = check(tuning, "tuning", "$.tuning") }
+        return issues
+    }
 
     /// Values the format takes as whole numbers (majors, minors, adjacency, a gateway's store and
     /// section, `min_sightings_to_enter`) that are numbers but not whole, or beyond ±2^53 (where a
