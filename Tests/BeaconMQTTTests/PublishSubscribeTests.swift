@@ -360,9 +360,20 @@ struct PublishSubscribeTests {
                 try await publisher.publish(to: "flood", payload: "first".bytes, qos: .atLeastOnce, retain: false)
                 _ = try await collect(1, from: flood!)
             case .taskCancelled:
-                // A consumer busy with its first message when its task is cancelled.
+                // A consumer busy with its first message when its task is cancelled. It must hold
+                // that message before the flood, or it could take one from the full buffer after
+                // the count below was read.
                 let subscription = flood!
-                consumer = Task { for await _ in subscription { try? await Task.sleep(for: .seconds(60)) } }
+                let (busy, signal) = AsyncStream<Void>.makeStream()
+                consumer = Task {
+                    for await _ in subscription {
+                        signal.yield()
+                        try? await Task.sleep(for: .seconds(60))
+                    }
+                }
+                try await publisher.publish(to: "flood", payload: "first".bytes, qos: .atLeastOnce, retain: false)
+                var iterator = busy.makeAsyncIterator()
+                _ = await iterator.next()
             default:
                 break
             }
