@@ -74,7 +74,7 @@ enum GoldenPayloads {
           "proximity": "near",
           "accuracy": 1.8,
           "confidence": 0.97,
-          "seq": 17
+          "seq": 18
         }
         """#
 
