@@ -35,6 +35,9 @@ struct Replay: ParsableCommand {
     @Option(help: "After the trace, let this many seconds of event time pass (exits of devices still inside; 0…86400).")
     var drain: Double = 0
 
+    @Option(help: "Tuning keys to try instead of the config's, as a JSON object, e.g. '{\"rule\":\"hmm\",\"switch_margin_db\":4}'.")
+    var tuning: String?
+
     func validate() throws {
         guard (0...86_400).contains(drain) else { throw ValidationError("--drain \(drain) is not 0…86400 seconds") }
     }
@@ -42,7 +45,7 @@ struct Replay: ParsableCommand {
     func run() throws {
         let chain: Chain
         do {
-            chain = try ChainConfig.load(path: config).resolve()
+            chain = try ChainConfig.load(path: config, tuning: tuning).resolve()
         } catch {
             FileHandleStderr.write("\(error)\n")
             throw ExitCode(2)

@@ -85,6 +85,24 @@ struct ConfigTests {
         }
     }
 
+    @Test("a tuning overlay (replay --tuning) replaces the file's keys, keeps the others, and is checked like them")
+    func tuningOverlay() throws {
+        let path = Self.root.appendingPathComponent("config/chain.example.json").path
+        let file = try ChainConfig.load(path: path)
+        let tried = try ChainConfig.load(path: path, tuning: #"{"rule":"hmm","switch_margin_db":4}"#)
+        #expect(tried.tuning.rule == .hmm && tried.tuning.switchMarginDB == 4)
+        #expect(tried.tuning.dwellSeconds == file.tuning.dwellSeconds && tried.stores.count == file.stores.count)
+        #expect(file.tuning.rule == .hysteresis && file.tuning.switchMarginDB == 6)
+        for (overlay, issuePath) in [(#"{"dwel_s":1}"#, "$.tuning.dwel_s"), (#"{"switch_margin_db":0}"#, "$.tuning.switch_margin_db"), ("[1]", "--tuning"), ("nope", "--tuning")] {
+            do {
+                _ = try ChainConfig.load(path: path, tuning: overlay)
+                Issue.record("accepted the overlay \(overlay)")
+            } catch {
+                #expect(error.issues.contains { $0.path == issuePath }, "\(overlay): \(error)")
+            }
+        }
+    }
+
     @Test("every wrong type is reported at once, with the unknown keys")
     func allTypesAtOnce() {
         let json = #"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":"12","sections":[{"minor":1,"street_door":"yes","polygon":[[0,0],["a",1],5]}]}],"gateways":[{"id":"gw-1","store":12,"section":1,"position":[1,"2"]}],"tuning":{"dwel_s":3,"street_exit":1,"rule":5}}"#

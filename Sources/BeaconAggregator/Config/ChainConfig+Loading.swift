@@ -4,17 +4,36 @@ import Foundation
 extension ChainConfig {
     /// Reads, decodes and validates a chain config file; throws a ``ConfigError`` listing every
     /// problem with its JSON path. A config that throws here must never start an aggregator.
-    public static func load(path: String) throws(ConfigError) -> ChainConfig {
+    ///
+    /// `tuning`, when given, is a JSON object whose keys replace the file's `tuning` keys (what
+    /// `beacon-aggregator replay --tuning` passes to try settings on a recording); it is checked
+    /// like the rest.
+    public static func load(path: String, tuning: String? = nil) throws(ConfigError) -> ChainConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
         }
         do {
-            return try parse(Array(data))
+            guard let tuning else { return try parse(Array(data)) }
+            return try parse(try overlay(tuning, on: data))
         } catch {
             var located = error
             located.file = path
             throw located
         }
+    }
+
+    /// The config `data` with the keys of the JSON object `tuning` set in its `tuning` object.
+    static func overlay(_ tuning: String, on data: Data) throws(ConfigError) -> [UInt8] {
+        guard let extra = try? JSONSerialization.jsonObject(with: Data(tuning.utf8)) as? [String: Any] else {
+            throw ConfigError(issues: [ConfigIssue(path: "--tuning", message: "must be a JSON object, e.g. {\"rule\":\"hmm\",\"switch_margin_db\":4}")])
+        }
+        // A file that is not a JSON object is left as it is: parsing it reports that, with its path.
+        guard var root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return Array(data) }
+        var merged = root["tuning"] as? [String: Any] ?? [:]
+        merged.merge(extra) { _, new in new }
+        root["tuning"] = merged
+        guard let bytes = try? JSONSerialization.data(withJSONObject: root) else { return Array(data) }
+        return Array(bytes)
     }
 
     /// Decodes and validates a config from JSON bytes. Unknown keys are errors, so that a typo such
