@@ -99,7 +99,20 @@ struct ConfigTests {
                 Issue.record("accepted the overlay \(overlay)")
             } catch {
                 #expect(error.issues.contains { $0.path == issuePath }, "\(overlay): \(error)")
+                if issuePath.hasPrefix("$.tuning.") { #expect(error.issues.allSatisfy { $0.message.hasSuffix("(from --tuning)") }, "\(error)") }
             }
+        }
+        // A file whose own tuning is unusable is refused with an overlay too, as without one.
+        let directory = try TestDirectory.make("overlay")
+        let broken = directory.appendingPathComponent("chain.json").path
+        var tree = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        tree["tuning"] = 5
+        try JSONSerialization.data(withJSONObject: tree).write(to: URL(fileURLWithPath: broken))
+        do {
+            _ = try ChainConfig.load(path: broken, tuning: "{}")
+            Issue.record("accepted a file whose tuning is 5")
+        } catch {
+            #expect(error.issues.map(\.path) == ["$.tuning"], "\(error)")
         }
     }
 

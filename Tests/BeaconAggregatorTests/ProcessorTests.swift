@@ -113,6 +113,19 @@ struct ProcessorTests {
         #expect(verdict == .rejected(reason: "future_time", detail: "sent 1790000100000 is 100 s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)"))
     }
 
+    @Test("lag_ms is the clock minus the newest batch decided: it grows through a silence, though the clock ticks on")
+    func lag() throws {
+        var p = try Self.processor()
+        var out: [Outbound] = []
+        #expect(p.status(now: Self.t0, version: "t").counters.lagMilliseconds == nil)
+        let batch = SightingBatch(gateway: try GatewayID("gw-a"), sequence: 0, sent: Self.t0, sightings: []).encoded()
+        #expect(p.handle(topic: "beaconnet/sightings/1/gw-a", payload: batch, now: Self.t0 + 300, into: &out) == .accepted)
+        #expect(p.status(now: Self.t0 + 300, version: "t").counters.lagMilliseconds == 300)
+        // The live service's tick lets time pass every 250 ms; nothing arrives for 20 s.
+        for tick in stride(from: Self.t0 + 250, through: Self.t0 + 20_000, by: 250) { p.advance(to: tick, into: &out) }
+        #expect(p.status(now: Self.t0 + 20_000, version: "t").counters.lagMilliseconds == 20_000)
+    }
+
     @Test("rejects are copied at most 20 per second; the rest only counted")
     func rejectRateLimit() throws {
         var p = try Self.processor()
@@ -155,6 +168,37 @@ struct ProcessorTests {
         for (topic, payload) in Self.validTraffic().dropFirst(10) { second.handle(topic: topic, payload: payload, now: nil, into: &after) }
         #expect(!after.contains { $0.topic == "beaconnet/events/1/enter" })
         #expect(after.contains { $0.topic == "beaconnet/events/1/20/enter" })
+    }
+
+    @Test("an outside state restores the device's sequence: back within minutes, it goes on counting across the restart")
+    func restoreOutsideSequence() throws {
+        var first = try Self.processor()
+        var out: [Outbound] = []
+        for (topic, payload) in Self.validTraffic().prefix(10) { first.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        // The gateways go on sending empty batches; the device is heard no more and leaves.
+        for second_ in 11..<60 {
+            for gw in ["gw-a", "gw-b"] {
+                let batch = SightingBatch(gateway: try GatewayID(gw), sequence: UInt64(second_ - 6), sent: Self.t0 + Int64(second_) * 1000, sightings: [])
+                first.handle(topic: "beaconnet/sightings/1/\(gw)", payload: batch.encoded(), now: nil, into: &out)
+            }
+        }
+        let outside = try #require(out.last { $0.topic.hasSuffix("/state") }.map { try DeviceState.decode($0.payload) })
+        #expect(outside.presence == .outside && outside.sequence > 1)
+
+        var second = try Self.processor()
+        #expect(second.restore([outside]) == 1)
+        var after: [Outbound] = []
+        // Back two minutes later.
+        for second_ in 0..<4 {
+            for gw in ["gw-a", "gw-b"] {
+                let sent = Self.t0 + 120_000 + Int64(second_ + 1) * 1000
+                let sightings = (0..<4).map { k in Sighting(device: Fixture.phone, time: sent - 1000 + Int64(k) * 250, rssi: gw == "gw-a" ? -58 : -79, txPower: -59) }
+                let batch = SightingBatch(gateway: try GatewayID(gw), sequence: UInt64(second_), sent: sent, sightings: sightings)
+                second.handle(topic: "beaconnet/sightings/1/\(gw)", payload: batch.encoded(), now: nil, into: &after)
+            }
+        }
+        let enter = try #require(after.first { $0.topic == "beaconnet/events/1/enter" }.map { try RegionEvent.decode($0.payload) })
+        #expect(enter.sequence == outside.sequence + 1, "a consumer deduping by (dev, seq) must not take the return for a repeat")
     }
 }
 

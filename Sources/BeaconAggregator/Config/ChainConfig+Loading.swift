@@ -12,12 +12,24 @@ extension ChainConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
         }
+        let bytes: [UInt8]
+        if let tuning {
+            bytes = try overlay(tuning, on: data)  // its own error names --tuning, not the file
+        } else {
+            bytes = Array(data)
+        }
         do {
-            guard let tuning else { return try parse(Array(data)) }
-            return try parse(try overlay(tuning, on: data))
+            return try parse(bytes)
         } catch {
             var located = error
             located.file = path
+            // A problem with a key given on the command line says so: it is not in the file.
+            let given = tuning.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.map { Set($0.keys) } ?? []
+            located.issues = located.issues.map { issue in
+                guard issue.path.hasPrefix("$.tuning."),
+                      given.contains(String(issue.path.dropFirst("$.tuning.".count).prefix { $0 != "[" && $0 != "." })) else { return issue }
+                return ConfigIssue(path: issue.path, message: issue.message + " (from --tuning)")
+            }
             throw located
         }
     }
@@ -29,6 +41,8 @@ extension ChainConfig {
         }
         // A file that is not a JSON object is left as it is: parsing it reports that, with its path.
         guard var root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return Array(data) }
+        // The file's own `tuning` must be usable before anything is laid over it.
+        if let own = root["tuning"], !(own is NSNull), !(own is [String: Any]) { return Array(data) }
         var merged = root["tuning"] as? [String: Any] ?? [:]
         merged.merge(extra) { _, new in new }
         root["tuning"] = merged
@@ -145,16 +159,19 @@ extension ChainConfig {
     /// numbers of `adjacent`, the points of `polygon`, the coordinates of `position`.
     static func typeIssues(in tree: Any) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
-        func wrong(_ path: String, _ kind: Kind) { issues.append(ConfigIssue(path: path, message: "has the wrong type, expected \(kind.rawValue)")) }
+        func wrong(_ path: String, _ kind: Kind, _ value: Any? = nil) {
+            issues.append(ConfigIssue(path: path, message: value is NSNull ? "is null, expected \(kind.rawValue)" : "has the wrong type, expected \(kind.rawValue)"))
+        }
         func check(_ object: Any, _ kindOf: String, _ path: String) -> [String: Any]? {
             guard let dict = object as? [String: Any] else { wrong(path, .object); return nil }
-            for (key, value) in dict where !(value is NSNull) {
+            for key in dict.keys.sorted() where !(dict[key] is NSNull) {
+                let value = dict[key]!
                 if let kind = kinds[kindOf]?[key], !kind.matches(value) { wrong("\(path).\(key)", kind) }
             }
             return dict
         }
         func numbers(_ value: Any?, _ path: String, _ kind: Kind = .number) {
-            for (i, item) in (value as? [Any] ?? []).enumerated() where !kind.matches(item) { wrong("\(path)[\(i)]", kind) }
+            for (i, item) in (value as? [Any] ?? []).enumerated() where !kind.matches(item) { wrong("\(path)[\(i)]", kind, item) }
         }
         guard let root = check(tree, "$", "$") else { return issues }
         for (i, store) in (root["stores"] as? [Any] ?? []).enumerated() {
@@ -164,7 +181,7 @@ extension ChainConfig {
                 guard let section = check(section, "section", path) else { continue }
                 numbers(section["adjacent"], "\(path).adjacent", .integer)
                 for (k, point) in (section["polygon"] as? [Any] ?? []).enumerated() {
-                    if point is [Any] { numbers(point, "\(path).polygon[\(k)]") } else { wrong("\(path).polygon[\(k)]", .array) }
+                    if point is [Any] { numbers(point, "\(path).polygon[\(k)]") } else { wrong("\(path).polygon[\(k)]", .array, point) }
                 }
             }
         }
@@ -172,7 +189,7 @@ extension ChainConfig {
             guard let gateway = check(gateway, "gateway", "$.gateways[\(i)]") else { continue }
             numbers(gateway["position"], "$.gateways[\(i)].position")
         }
-        if let tuning = root["tuning"], !(tuning is NSNull) { _ = check(tuning, "tuning", "$.tuning") }
+        if let tuning = root["tuning"] as? [String: Any] { _ = check(tuning, "tuning", "$.tuning") }
         return issues
     }
 

@@ -101,19 +101,29 @@ extension AggregationEngine {
     // MARK: - Restart
 
     /// Restores devices from their last published states (retained topics or a snapshot file)
-    /// before any sighting is processed, so that a restart invents no enter event and forgets no
-    /// one inside. States naming stores not in the chain are skipped and returned; a section the
+    /// before any sighting is processed, so that a restart invents no enter event, forgets no
+    /// one inside, and keeps the per-device sequence of those outside (until they are forgotten). States naming stores not in the chain are skipped and returned; a section the
     /// chain no longer has restores the store only (the next sightings place the device).
     @discardableResult
     public mutating func restore(_ snapshots: [RestoredState]) -> [RestoredState] {
         var skipped: [RestoredState] = []
-        for s in snapshots where s.state != .outside {
+        for s in snapshots {
             guard let store = chain.storeIndex[s.store] else {
                 skipped.append(s)
                 continue
             }
-            let section = s.section.flatMap { chain.sectionIndex(store: s.store, section: $0) } ?? -1
             let ti = devices.track(of: s.device) ?? newTrack(s.device)
+            if s.state == .outside {
+                // Only its sequence matters: a device that comes back before it would have been
+                // forgotten goes on counting where it left off, across the restart.
+                tracks[ti].state = .outside
+                tracks[ti].store = store
+                tracks[ti].stateSince = s.since
+                tracks[ti].lastSeen = s.lastSeen
+                tracks[ti].sequence = s.sequence
+                continue
+            }
+            let section = s.section.flatMap { chain.sectionIndex(store: s.store, section: $0) } ?? -1
             tracks[ti].state = s.state
             tracks[ti].store = store
             tracks[ti].section = section

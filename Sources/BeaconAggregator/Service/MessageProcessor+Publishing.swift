@@ -58,7 +58,9 @@ extension MessageProcessor {
             if g.lost > 0 { loss[g.id] = g.lost }
             if g.restartGap > 0 { restartGap[g.id] = g.restartGap }
         }
-        let lag = engine.latestEventTime == .min ? nil : max(0, now - engine.latestEventTime)
+        // From the batches, not the engine's clock: in live mode the service's tick moves that
+        // to the wall clock every 250 ms, which would hide both a backlog and a silence.
+        let lag = counters.newestSent == .min ? nil : max(0, now - counters.newestSent)
         return AggregatorStatus(
             aggregator: aggregator, state: online ? .online : .offline, version: version, time: now,
             stores: stores.isAll ? nil : stores.description,

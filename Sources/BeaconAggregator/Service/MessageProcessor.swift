@@ -45,6 +45,9 @@ public struct MessageProcessor {
         public var rejectCopiesSuppressed: UInt64 = 0
         /// Messages on topics this aggregator does not handle (ignored, not errors).
         public var ignored: UInt64 = 0
+        /// The newest `sent` time of the batches decided so far (Unix ms; `.min` before the first):
+        /// the status's `lag_ms` is the clock minus this.
+        public var newestSent: Int64 = .min
     }
 
     /// What became of one message, for logging.
@@ -159,6 +162,7 @@ public struct MessageProcessor {
             let observations = UnsafeBufferPointer(rebasing: buffer[..<count])
             if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, observations: observations, into: &outputs) == .accepted {
                 counters.sightings += UInt64(count)
+                counters.newestSent = max(counters.newestSent, batch.sent)
             }
             return badTime
         }
@@ -177,9 +181,9 @@ public struct MessageProcessor {
     @discardableResult
     public mutating func restore(_ states: [DeviceState]) -> Int {
         let restored: [RestoredState] = states.compactMap { s in
-            guard s.presence != .outside, let region = s.region, stores.contains(region.store) else { return nil }
+            guard let region = s.region, stores.contains(region.store) else { return nil }
             return RestoredState(
-                device: s.device, state: s.presence == .inside ? .inside : .unknown, store: region.store,
+                device: s.device, state: s.presence == .inside ? .inside : s.presence == .outside ? .outside : .unknown, store: region.store,
                 section: region.section, since: s.since, lastSeen: s.lastSeen, sequence: s.sequence)
         }
         let skipped = engine.restore(restored)

@@ -58,8 +58,15 @@ enum SnapshotFile {
         }
         let error = ok ? nil : failure("cannot write \(temporary)")
         close(fd)
-        if let error { throw error }
-        if rename(temporary, path) != 0 { throw failure("cannot rename \(temporary)") }
+        if let error {
+            unlink(temporary)
+            throw error
+        }
+        if rename(temporary, path) != 0 {
+            let error = failure("cannot rename \(temporary)")
+            unlink(temporary)
+            throw error
+        }
     }
 
     /// Per device, the state with the highest sequence number.
