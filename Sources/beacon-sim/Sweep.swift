@@ -12,13 +12,13 @@ struct Sweep: ParsableCommand {
     var rules = "hysteresis,hmm"
 
     @Option(help: "Switch margins to try, dB (comma-separated).")
-    var margins = "6"
+    var margins = Sweep.format(Tuning().switchMarginDB)
 
     @Option(help: "Dwell times to try, seconds (comma-separated).")
-    var dwells = "0.25"
+    var dwells = Sweep.format(Tuning().dwellSeconds)
 
     @Option(help: "Kalman process noise values to try, dB²/s (comma-separated).")
-    var processNoise = "9"
+    var processNoise = Sweep.format(Tuning().processNoise)
 
     @Option(help: "Gateways per section to try (comma-separated, 1…\(DefaultChain.maxGatewaysPerSection), on an even grid); default: the default chain's 2–3.")
     var gatewaysPerSection: String?
@@ -64,7 +64,7 @@ struct Sweep: ParsableCommand {
                             tuning.dwellSeconds = dwell
                             tuning.processNoise = q
                             let report = try InProcessRun.run(chain: chain, tuning: tuning, config: settings)
-                            var label = "\(r.rawValue.prefix(4))/\(fmt(margin))/\(fmt(dwell))/\(fmt(q))"
+                            var label = "\(r.rawValue.prefix(4))/\(Self.format(margin))/\(Self.format(dwell))/\(Self.format(q))"
                             if let layout { label += "/g\(layout)" }
                             print(Report.row(label, report))
                         }
@@ -74,5 +74,6 @@ struct Sweep: ParsableCommand {
         }
     }
 
-    func fmt(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+    /// A setting as a row label and a default shows it: 6, not 6.0.
+    static func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
 }

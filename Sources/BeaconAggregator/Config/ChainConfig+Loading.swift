@@ -12,11 +12,15 @@ extension ChainConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
         }
-        let bytes: [UInt8]
+        var given: Set<String> = []
+        var bytes = Array(data)
         if let tuning {
-            bytes = try overlay(tuning, on: data)  // its own error names --tuning, not the file
-        } else {
-            bytes = Array(data)
+            guard let extra = try? JSONSerialization.jsonObject(with: Data(tuning.utf8)) as? [String: Any] else {
+                // Not the file's problem: no file name on it.
+                throw ConfigError(issues: [ConfigIssue(path: "--tuning", message: "must be a JSON object, e.g. {\"rule\":\"hmm\",\"switch_margin_db\":4}")])
+            }
+            given = Set(extra.keys)
+            bytes = overlay(extra, on: data)
         }
         do {
             return try parse(bytes)
@@ -24,7 +28,6 @@ extension ChainConfig {
             var located = error
             located.file = path
             // A problem with a key given on the command line says so: it is not in the file.
-            let given = tuning.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.map { Set($0.keys) } ?? []
             located.issues = located.issues.map { issue in
                 guard issue.path.hasPrefix("$.tuning."),
                       given.contains(String(issue.path.dropFirst("$.tuning.".count).prefix { $0 != "[" && $0 != "." })) else { return issue }
@@ -34,11 +37,8 @@ extension ChainConfig {
         }
     }
 
-    /// The config `data` with the keys of the JSON object `tuning` set in its `tuning` object.
-    static func overlay(_ tuning: String, on data: Data) throws(ConfigError) -> [UInt8] {
-        guard let extra = try? JSONSerialization.jsonObject(with: Data(tuning.utf8)) as? [String: Any] else {
-            throw ConfigError(issues: [ConfigIssue(path: "--tuning", message: "must be a JSON object, e.g. {\"rule\":\"hmm\",\"switch_margin_db\":4}")])
-        }
+    /// The config `data` with the keys of `extra` set in its `tuning` object.
+    static func overlay(_ extra: [String: Any], on data: Data) -> [UInt8] {
         // A file that is not a JSON object is left as it is: parsing it reports that, with its path.
         guard var root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return Array(data) }
         // The file's own `tuning` must be usable before anything is laid over it.
@@ -64,7 +64,7 @@ extension ChainConfig {
         // Types and whole numbers are checked on the tree: the decoder stops at the first wrong
         // type, and its error for 12.5 has no path. Every such problem is reported at once; the
         // checks of values (ranges, duplicates, references) need the types right and come after.
-        let typed = typeIssues(in: tree) + nonWholeNumbers(in: tree)
+        let typed = typeIssues(in: tree)
         if !typed.isEmpty { throw ConfigError(issues: issues + typed) }
         let config: ChainConfig
         do {
@@ -132,7 +132,7 @@ extension ChainConfig {
             let boolean = (value as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false
             switch self {
             case .string: return value is String
-            // Whole-ness is checked by nonWholeNumbers, with its own message.
+            // An integer that is not whole gets its own message (``typeIssues(in:)``).
             case .number, .integer: return value is NSNumber && !boolean
             case .bool: return boolean
             case .array: return value is [Any]
@@ -155,23 +155,30 @@ extension ChainConfig {
     ]
 
     /// Every value of a known key whose JSON type is wrong, with its path (null counts as absent:
-    /// the decoder reports a null where a value is required). Array items are checked too: the
-    /// numbers of `adjacent`, the points of `polygon`, the coordinates of `position`.
+    /// the decoder reports a null where a value is required), and every integer (majors, minors,
+    /// adjacency, a gateway's store and section, `min_sightings_to_enter`) that is not whole or is
+    /// beyond ±2^53, where a JSON number stops holding every whole value. Array items are checked
+    /// too: the numbers of `adjacent`, the points of `polygon`, the coordinates of `position`.
     static func typeIssues(in tree: Any) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
-        func wrong(_ path: String, _ kind: Kind, _ value: Any? = nil) {
+        func verify(_ path: String, _ kind: Kind, _ value: Any) {
+            guard !kind.matches(value) else {
+                if kind == .integer, let x = (value as? NSNumber)?.doubleValue, !(x.rounded() == x && abs(x) < 9_007_199_254_740_992) {
+                    issues.append(ConfigIssue(path: path, message: "\(value) is not a whole number (within ±2^53)"))
+                }
+                return
+            }
             issues.append(ConfigIssue(path: path, message: value is NSNull ? "is null, expected \(kind.rawValue)" : "has the wrong type, expected \(kind.rawValue)"))
         }
         func check(_ object: Any, _ kindOf: String, _ path: String) -> [String: Any]? {
-            guard let dict = object as? [String: Any] else { wrong(path, .object); return nil }
+            guard let dict = object as? [String: Any] else { verify(path, .object, object); return nil }
             for key in dict.keys.sorted() where !(dict[key] is NSNull) {
-                let value = dict[key]!
-                if let kind = kinds[kindOf]?[key], !kind.matches(value) { wrong("\(path).\(key)", kind) }
+                if let kind = kinds[kindOf]?[key] { verify("\(path).\(key)", kind, dict[key]!) }
             }
             return dict
         }
         func numbers(_ value: Any?, _ path: String, _ kind: Kind = .number) {
-            for (i, item) in (value as? [Any] ?? []).enumerated() where !kind.matches(item) { wrong("\(path)[\(i)]", kind, item) }
+            for (i, item) in (value as? [Any] ?? []).enumerated() { verify("\(path)[\(i)]", kind, item) }
         }
         guard let root = check(tree, "$", "$") else { return issues }
         for (i, store) in (root["stores"] as? [Any] ?? []).enumerated() {
@@ -181,7 +188,8 @@ extension ChainConfig {
                 guard let section = check(section, "section", path) else { continue }
                 numbers(section["adjacent"], "\(path).adjacent", .integer)
                 for (k, point) in (section["polygon"] as? [Any] ?? []).enumerated() {
-                    if point is [Any] { numbers(point, "\(path).polygon[\(k)]") } else { wrong("\(path).polygon[\(k)]", .array, point) }
+                    verify("\(path).polygon[\(k)]", .array, point)
+                    numbers(point, "\(path).polygon[\(k)]")
                 }
             }
         }
@@ -190,40 +198,6 @@ extension ChainConfig {
             numbers(gateway["position"], "$.gateways[\(i)].position")
         }
         if let tuning = root["tuning"] as? [String: Any] { _ = check(tuning, "tuning", "$.tuning") }
-        return issues
-    }
-
-    /// Values the format takes as whole numbers (majors, minors, adjacency, a gateway's store and
-    /// section, `min_sightings_to_enter`) that are numbers but not whole, or beyond ±2^53 (where a
-    /// JSON number stops holding every whole value).
-    static func nonWholeNumbers(in tree: Any) -> [ConfigIssue] {
-        var issues: [ConfigIssue] = []
-        func check(_ value: Any?, _ path: String) {
-            // true and false are whole too (and the decoder reports them as the wrong type).
-            guard let number = value as? NSNumber else { return }
-            let x = number.doubleValue
-            if !(x.rounded() == x && abs(x) < 9_007_199_254_740_992) {
-                issues.append(ConfigIssue(path: path, message: "\(number) is not a whole number (within ±2^53)"))
-            }
-        }
-        guard let root = tree as? [String: Any] else { return issues }
-        for (i, store) in (root["stores"] as? [Any] ?? []).enumerated() {
-            guard let store = store as? [String: Any] else { continue }
-            check(store["major"], "$.stores[\(i)].major")
-            for (j, section) in (store["sections"] as? [Any] ?? []).enumerated() {
-                guard let section = section as? [String: Any] else { continue }
-                check(section["minor"], "$.stores[\(i)].sections[\(j)].minor")
-                for (k, other) in (section["adjacent"] as? [Any] ?? []).enumerated() {
-                    check(other, "$.stores[\(i)].sections[\(j)].adjacent[\(k)]")
-                }
-            }
-        }
-        for (i, gateway) in (root["gateways"] as? [Any] ?? []).enumerated() {
-            guard let gateway = gateway as? [String: Any] else { continue }
-            check(gateway["store"], "$.gateways[\(i)].store")
-            check(gateway["section"], "$.gateways[\(i)].section")
-        }
-        if let tuning = root["tuning"] as? [String: Any] { check(tuning["min_sightings_to_enter"], "$.tuning.min_sightings_to_enter") }
         return issues
     }
 

@@ -41,29 +41,17 @@ enum SnapshotFile {
             bytes.append(0x0A)
         }
         let temporary = path + ".tmp"
-        func failure(_ what: String) -> CocoaError {
-            CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(errno)))"])
-        }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure("cannot create \(temporary)") }
-        var written = 0
-        let ok = bytes.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                written += n
-            }
+        let url = URL(fileURLWithPath: temporary)
+        do {
+            try Data(bytes).write(to: url)
             // On disk before the rename: otherwise a power cut can leave the new name on an empty file.
-            return fsync(fd) == 0
-        }
-        let error = ok ? nil : failure("cannot write \(temporary)")
-        close(fd)
-        if let error {
-            unlink(temporary)
-            throw error
-        }
-        if rename(temporary, path) != 0 {
-            let error = failure("cannot rename \(temporary)")
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            try handle.synchronize()
+            if rename(temporary, path) != 0 {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+            }
+        } catch {
             unlink(temporary)
             throw error
         }
