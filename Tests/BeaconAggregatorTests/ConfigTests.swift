@@ -73,6 +73,11 @@ struct ConfigTests {
          "$.stores[0].sections[0].name", "is empty"),
         (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1}]}],"gateways":[{"id":"gw-1","store":1,"section":1}],"tuning":{"rule":"kalman"}}"#,
          "$.tuning.rule", #""kalman" is not one of "hysteresis", "hmm", "nearest""#),
+        // A repeated key: the parser would keep one value silently.
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1}]}],"gateways":[{"id":"gw-1","store":1,"section":1}],"tuning":{"dwell_s":2,"dwell_s":5}}"#,
+         "$.tuning.dwell_s", "is given twice in the same object"),
+        (#"{"site_uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","stores":[{"major":1,"sections":[{"minor":1},{"minor":2,"min\u006fr":3}]}],"gateways":[{"id":"gw-1","store":1,"section":1}]}"#,
+         "$.stores[0].sections[1].minor", "is given twice"),
     ]
 
     @Test("every broken config is explained with its JSON path", arguments: broken)
@@ -104,6 +109,20 @@ struct ConfigTests {
         }
         // A file whose own tuning is unusable is refused with an overlay too, as without one.
         let directory = try TestDirectory.make("overlay")
+        // So is a key repeated in the file, though the overlay's re-serialisation keeps only one.
+        let repeated = directory.appendingPathComponent("repeated.json").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        try text.replacingOccurrences(of: #""site_uuid""#, with: #""site_uuid": "00000000-0000-0000-0000-000000000000", "site_uuid""#)
+            .write(toFile: repeated, atomically: false, encoding: .utf8)
+        #expect(text.contains(#""site_uuid""#))
+        for overlay in [nil, #"{"rule":"hmm"}"#] {
+            do {
+                _ = try ChainConfig.load(path: repeated, tuning: overlay)
+                Issue.record("accepted a file with a repeated key (overlay \(overlay ?? "none"))")
+            } catch {
+                #expect(error.issues.map(\.path) == ["$.site_uuid"], "\(error)")
+            }
+        }
         let broken = directory.appendingPathComponent("chain.json").path
         var tree = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         tree["tuning"] = 5

@@ -103,6 +103,13 @@ struct ConfigTests {
         #expect(missing.map(\.path) == ["$.broker.password_file"])
     }
 
+    @Test("a key given twice in one object is named, with the other problems")
+    func repeatedKey() throws {
+        let found = try issues(#"{"gateway": "gw-1", "store": 1, "section": 1, "allow_all": true, "broker": {"port": 1883, "port": 8883}, "scan": {"interval_ms": 0}}"#)
+        #expect(found.map(\.path) == ["$.broker.port", "$.scan.interval_ms"], "\(found)")
+        #expect(found.first?.message.contains("given twice") == true)
+    }
+
     @Test("text that is not JSON, or not an object, says so")
     func notJSON() throws {
         #expect(try issues("{\"gateway\": ").first?.message.hasPrefix("not valid JSON") == true)

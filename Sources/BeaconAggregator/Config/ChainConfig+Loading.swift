@@ -23,7 +23,9 @@ extension ChainConfig {
             bytes = overlay(extra, on: data)
         }
         do {
-            return try parse(bytes)
+            // Keys repeated in the file are looked for in the file itself: the overlay's
+            // re-serialisation would keep one of them silently.
+            return try parse(bytes, duplicates: tuning == nil ? nil : DuplicateKeys.find(in: Array(data)))
         } catch {
             var located = error
             located.file = path
@@ -52,7 +54,10 @@ extension ChainConfig {
 
     /// Decodes and validates a config from JSON bytes. Unknown keys are errors, so that a typo such
     /// as `dwel_s` is reported instead of silently leaving the default in force.
-    public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> ChainConfig {
+    ///
+    /// `duplicates`, when given, are the repeated keys of the original text (``load(path:tuning:)``
+    /// passes them when `bytes` is a re-serialised overlay); by default `bytes` is searched.
+    public static func parse(_ bytes: [UInt8], duplicates: [ConfigIssue]? = nil) throws(ConfigError) -> ChainConfig {
         let data = Data(bytes)
         let tree: Any
         do {
@@ -60,7 +65,7 @@ extension ChainConfig {
         } catch {
             throw ConfigError(issues: [ConfigIssue(path: "$", message: "not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)")])
         }
-        var issues = unknownKeys(in: tree)
+        var issues = unknownKeys(in: tree) + (duplicates ?? DuplicateKeys.find(in: bytes))
         // Types and whole numbers are checked on the tree: the decoder stops at the first wrong
         // type, and its error for 12.5 has no path. Every such problem is reported at once; the
         // checks of values (ranges, duplicates, references) need the types right and come after.

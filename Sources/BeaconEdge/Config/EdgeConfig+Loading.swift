@@ -25,6 +25,7 @@ extension EdgeConfig {
     /// - Throws: ``ConfigError`` with every problem, each with its JSON path.
     public static func load(file: String?, overrides: [ConfigOverride] = []) throws(ConfigError) -> EdgeConfig {
         var tree = JSONValue.object([])
+        var repeated: [ConfigIssue] = []
         if let file {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw ConfigError(file: file, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
@@ -37,6 +38,8 @@ extension EdgeConfig {
             guard case .object = tree else {
                 throw ConfigError(file: file, issues: [ConfigIssue(path: "$", message: "must be a JSON object")])
             }
+            // json-c keeps one value of a repeated key without a word.
+            repeated = DuplicateKeys.find(in: Array(data))
         }
         var flags: [String: String] = [:]
         for override in overrides {
@@ -45,8 +48,8 @@ extension EdgeConfig {
         }
         var reader = ConfigReader(flags: flags)
         let config = reader.config(tree)
-        guard let config, reader.issues.isEmpty else {
-            throw ConfigError(file: file, issues: reader.issues)
+        guard let config, reader.issues.isEmpty, repeated.isEmpty else {
+            throw ConfigError(file: file, issues: repeated + reader.issues)
         }
         return config
     }
