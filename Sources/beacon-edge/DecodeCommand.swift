@@ -30,16 +30,18 @@ struct DecodeCommand: ParsableCommand {
         out.reserveCapacity(1 << 16)
         var reports = 0
         var malformed = 0
-        var records = capture.records
+        var timeline = BtsnoopTimeline(capture)
         do {
-            while let record = try records.next() {
+            while let (record, verdict) = try timeline.next() {
                 guard let bytes = record.hciEvent else { continue }
-                guard record.timestamp.isPlausible else {
+                guard case .time(let time) = verdict else {
                     malformed += 1
-                    FileHandle.standardError.write(Data("beacon-edge decode: record at byte \(record.offset): timestamp \(record.timestamp.rawValue) µs is not a date between 1970 and 2112; skipped\n".utf8))
+                    let why = verdict == .jump
+                        ? "leaps more than a minute away from the records on both sides, which agree with each other"
+                        : "is not a date between 1970 and 2112"
+                    FileHandle.standardError.write(Data("beacon-edge decode: record at byte \(record.offset): timestamp \(record.timestamp.rawValue) µs \(why); skipped\n".utf8))
                     continue
                 }
-                let time = record.timestamp.unixMicroseconds
                 do {
                     var iterator = try HCIEvent(bytes).advertisingReports()
                     while let report = try iterator.next() {

@@ -140,4 +140,39 @@ struct BtsnoopTests {
         #expect(BtsnoopTimestamp(rawValue: 0x00E2_8E34_D1C2_F2BD).isPlausible)
         #expect(BtsnoopTimestamp(rawValue: BtsnoopTimestamp.unixEpochOffset).unixMicroseconds == 0)
     }
+    /// The verdicts of a capture whose records have these times (µs after 2024-01-01; nil: zeroed).
+    static func verdicts(_ offsets: [Int64?]) throws -> [BtsnoopTimeline.Verdict] {
+        let base = BtsnoopTimestamp.unixEpochOffset + 1_704_067_200_000_000
+        let bytes = header(datalink: 1002) + offsets.flatMap { record([0x04] + advertEvent, flags: 1, timestamp: $0.map { base + $0 } ?? 0) }
+        var timeline = BtsnoopTimeline(try BtsnoopFile(bytes))
+        var verdicts: [BtsnoopTimeline.Verdict] = []
+        while let (_, verdict) = try timeline.next() { verdicts.append(verdict) }
+        return verdicts
+    }
+
+    @Test("a timestamp that leaps away and straight back is a corrupt record; a gap that carries on is real")
+    func leaps() throws {
+        let minute: Int64 = 60_000_000, year: Int64 = 31_557_600_000_000
+        let t: Int64 = 1_704_067_200_000_000
+        // Forward by years and back, backward by a day and back: both skipped, the rest kept.
+        #expect(try Self.verdicts([0, 1_000, 30 * year, 2_000, -24 * 60 * minute, 3_000]) == [
+            .time(t), .time(t + 1_000), .jump, .time(t + 2_000), .jump, .time(t + 3_000)])
+        // A capture paused for an hour and resumed: a real gap, kept. So is a leap at either end,
+        // where nothing on the other side can vouch for it, and a leap followed by a zeroed record.
+        #expect(try Self.verdicts([0, 60 * minute, 60 * minute + 5]) == [.time(t), .time(t + 60 * minute), .time(t + 60 * minute + 5)])
+        #expect(try Self.verdicts([30 * year, 0, 5]) == [.time(t + 30 * year), .time(t), .time(t + 5)])
+        #expect(try Self.verdicts([0, 5, 30 * year]) == [.time(t), .time(t + 5), .time(t + 30 * year)])
+        #expect(try Self.verdicts([0, 30 * year, nil, 10]) == [.time(t), .time(t + 30 * year), .implausible, .time(t + 10)])
+        // Reorderings within the bound are a capture tool's, not corruption.
+        #expect(try Self.verdicts([0, minute - 1, 1, 2]) == [.time(t), .time(t + minute - 1), .time(t + 1), .time(t + 2)])
+    }
+
+    @Test("the timeline yields the records before a truncated one, then its error")
+    func timelineTruncated() throws {
+        let bytes = Self.header(datalink: 1002) + Self.record([0x04] + Self.advertEvent, flags: 1) + Array(Self.record([0x04] + Self.advertEvent, flags: 1).dropLast(3))
+        var timeline = BtsnoopTimeline(try BtsnoopFile(bytes))
+        #expect(try timeline.next()?.record.offset == 16)
+        #expect(throws: BtsnoopError.self) { _ = try timeline.next() }
+        #expect(try timeline.next() == nil)
+    }
 }

@@ -81,7 +81,10 @@ struct ReplayTests {
         } throws: { error in
             "\(error)".contains(path) && "\(error)".contains("btsnoop")
         }
-        #expect(throws: ReplayError.self) { _ = try BtsnoopReplay.open("/nonexistent/capture.log") }
+        // Why a file cannot be read is said (Foundation leaves errno as it was: "Success").
+        for (path, reason) in [("/nonexistent/capture.log", "No such file or directory"), (NSTemporaryDirectory(), "Is a directory")] {
+            #expect { _ = try BtsnoopReplay.open(path) } throws: { "\($0)".contains(reason) }
+        }
     }
 
     @Test("a record with an impossible timestamp is skipped, at any speed and when rebasing; the records around it replay")
@@ -97,6 +100,20 @@ struct ReplayTests {
             let replay = BtsnoopReplay(file: file, path: "synthetic", speed: speed, timeOffset: offset, output: channel, logger: testLogger)
             let times = try await items(of: replay, from: channel).compactMap { if case .packet(let p) = $0 { p.time } else { nil } }
             #expect(times == [1_704_067_200_000_000 + offset, 1_704_067_200_001_000 + offset])
+        }
+    }
+    @Test("a record whose timestamp leaps years ahead and back is skipped; the replay neither sleeps nor jumps")
+    func leapingTimestamp() async throws {
+        let event = legacyEvent(data: iBeaconData(csaccaUUID, major: 1, minor: 1))
+        let leap: Int64 = 30 * 31_557_600_000_000
+        let file = try capture([(0, event), (leap, event), (1_000, event)])
+        for speed in [BtsnoopReplay.Speed.max, .factor(1)] {
+            let channel = AsyncChannel<[SourceItem]>()
+            let replay = BtsnoopReplay(file: file, path: "synthetic", speed: speed, output: channel, logger: testLogger)
+            let started = ContinuousClock.now
+            let times = try await items(of: replay, from: channel).compactMap { if case .packet(let p) = $0 { p.time } else { nil } }
+            #expect(times == [1_704_067_200_000_000, 1_704_067_200_001_000])
+            #expect(ContinuousClock.now - started < .seconds(30), "the replay waited for the leap")
         }
     }
 }

@@ -55,8 +55,16 @@ public final class BtsnoopReplay: Service, Sendable {
     /// Reads and checks the capture's header.
     /// - Throws: ``ReplayError`` when the file cannot be read or is not a supported btsnoop file.
     public static func open(_ path: String) throws(ReplayError) -> BtsnoopFile {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .unreadable(path: path, errno: EISDIR)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, errno: Foundation.errno)
+            // Foundation does not leave errno set; opening the file again says why it failed.
+            let descriptor = Foundation.open(path, O_RDONLY)
+            let code = descriptor < 0 ? Foundation.errno : EIO
+            if descriptor >= 0 { close(descriptor) }
+            throw .unreadable(path: path, errno: code)
         }
         do {
             return try BtsnoopFile(Array(data))
@@ -67,14 +75,14 @@ public final class BtsnoopReplay: Service, Sendable {
 
     /// The offset that moves the capture's first record to now.
     public static func rebasedOffset(for file: BtsnoopFile) -> Int64 {
-        var records = file.records
-        var first: BtsnoopRecord?
-        while let record = try? records.next() {
-            if record.timestamp.isPlausible { first = record; break }
+        var timeline = BtsnoopTimeline(file)
+        var first: Int64?
+        while let (_, verdict) = try? timeline.next() {
+            if case .time(let time) = verdict { first = time; break }
         }
         guard let first else { return 0 }
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        return now - first.timestamp.unixMicroseconds
+        return now - first
     }
 
     /// Makes the replay; `output` is the pipeline's input channel.
@@ -93,7 +101,7 @@ public final class BtsnoopReplay: Service, Sendable {
     /// Sends every HCI event of the capture, then finishes the channel.
     public func run() async throws {
         defer { output.finish() }
-        var records = file.records
+        var timeline = BtsnoopTimeline(file)
         var chunk: [SourceItem] = []
         chunk.reserveCapacity(256)
         var events = 0
@@ -101,23 +109,29 @@ public final class BtsnoopReplay: Service, Sendable {
         let clock = ContinuousClock()
         var origin: (wall: ContinuousClock.Instant, capture: Int64)?
         do {
-            while let record = try records.next() {
+            while let (record, verdict) = try timeline.next() {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
                 guard let event = record.hciEvent else { continue }
-                guard record.timestamp.isPlausible else {
+                guard case .time(let recorded) = verdict else {
                     // A corrupt record: its time cannot be placed, so neither can its reports.
                     implausible += 1
                     if implausible == 1 {
-                        logger.warning("record with an impossible timestamp skipped", metadata: [
+                        logger.warning(verdict == .jump ? "record whose timestamp leaps away and back skipped" : "record with an impossible timestamp skipped", metadata: [
                             "replay.file": "\(path)", "replay.offset": "\(record.offset)", "replay.timestamp": "\(record.timestamp.rawValue)"])
                     }
                     continue
                 }
-                let time = record.timestamp.unixMicroseconds &+ timeOffset
+                let time = recorded &+ timeOffset
                 if case .factor(let factor) = speed {
                     let start = origin ?? (clock.now, time)
                     origin = start
                     let due = start.wall + .microseconds(Double(time - start.capture) / factor)
+                    if due - clock.now > .seconds(60) {
+                        // A real gap in the capture is replayed as recorded; say so, or a replay
+                        // that waits hours looks hung.
+                        logger.notice("the capture is silent here; waiting as recorded (--speed max skips gaps)", metadata: [
+                            "replay.file": "\(path)", "replay.offset": "\(record.offset)", "replay.wait_s": "\(Int((due - clock.now) / .seconds(1)))"])
+                    }
                     if due > clock.now {
                         if !chunk.isEmpty {
                             await output.send(chunk)
