@@ -356,6 +356,71 @@ struct EngineTests {
         #expect(d.states.first?.state == .inside)
     }
 
+    @Test("a gateway back from an outage resolves its devices by what it hears: its silence counts from its return")
+    func gatewayReturns() throws {
+        for hearsIt in [true, false] {
+            var d = Driver(try Fixture.engine())
+            d.hear(Fixture.phone, ["gw-c": -60], from: t0 - 20000, to: t0 + 5000)
+            var out: [EngineOutput] = []
+            d.engine.gatewayStatus(try GatewayID("gw-c"), online: false, at: t0 + 5000, into: &out)
+            d.outputs += out
+            d.silence(from: t0 + 5000, to: t0 + 15000, gateways: ["gw-a", "gw-b", "gw-b2", "gw-h"])
+            #expect(d.states.last?.state == .unknown)
+            d.clear()
+            d.engine.gatewayStatus(try GatewayID("gw-c"), online: true, at: t0 + 15000, into: &d.outputs)
+            if hearsIt {
+                d.hear(Fixture.phone, ["gw-c": -61], from: t0 + 15000, to: t0 + 20000)
+                #expect(d.transitions.isEmpty, "it never left: no exit, no enter")
+                #expect(d.states.first?.state == .inside)
+            } else {
+                d.silence(from: t0 + 15000, to: t0 + 60000)
+                #expect(d.transitions == ["exit 1/30", "exit 1"])
+                let exit = try #require(d.transitionEvents.first?.time)
+                // Not at once (its silence from before the outage is not evidence), and at the
+                // latest after the exit timeout (plus the watermark's lateness) from its return.
+                #expect(exit >= t0 + 15000 + 6000 && exit <= t0 + 15000 + 32000, "exited \(exit - t0 - 15000) ms after the gateway came back")
+            }
+        }
+    }
+
+    @Test("restored inside while its store's gateways are all down: unknown, not exited")
+    func restoredWhileStoreDown() throws {
+        var d = Driver(try Fixture.engine())
+        d.engine.restore([RestoredState(device: Fixture.phone, state: .inside, store: 1, section: 10, since: t0 - 60000, lastSeen: t0 - 1000, sequence: 41)])
+        for gw in ["gw-a", "gw-b", "gw-b2", "gw-c"] { d.engine.gatewayStatus(try GatewayID(gw), online: false, at: t0, into: &d.outputs) }
+        d.silence(from: t0, to: t0 + 120_000, gateways: ["gw-h"])
+        #expect(d.transitions.isEmpty)
+        #expect(d.states.last?.state == .unknown)
+    }
+
+    @Test("a clock moved past what the gateways have reported (the service's tick over a backlog) exits no one", arguments: [12_000, 40_000] as [Int64])
+    func clockAheadOfBatches(_ ahead: Int64) throws {
+        var d = Driver(try Fixture.engine())
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0 - 20000, to: t0 + 5000)
+        d.clear()
+        d.engine.advance(to: t0 + 5000 + ahead, into: &d.outputs)
+        // The backlog of batches that were queued while the clock moved on.
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0 + 5000, to: t0 + 10000 + ahead)
+        #expect(d.transitions.isEmpty)
+        // Past the gateways' silence bound they may count as silent (unknown), never as listening.
+        #expect(d.states.allSatisfy { $0.state != .outside })
+        #expect(d.states.last.map { $0.state == .inside } ?? true)
+    }
+
+    @Test("a gateway whose clock runs 10 s ahead, in another store, exits no one")
+    func fastGatewayElsewhere() throws {
+        var d = Driver(try Fixture.engine())
+        var second = t0
+        while second < t0 + 60000 {
+            for gw in ["gw-a", "gw-b", "gw-b2", "gw-c"] {
+                d.batch(gw, sent: second + 1000, gw == "gw-a" ? (0..<4).map { (Fixture.phone, second + Int64($0) * 250, -60) } : [])
+            }
+            d.batch("gw-h", sent: second + 11000, [])
+            second += 1000
+        }
+        #expect(d.transitions == ["enter 1", "enter 1/10"])
+    }
+
     @Test("unknown resolves to exit once the rest of the store has listened for the whole exit timeout")
     func unknownResolvesToExit() throws {
         var d = Driver(try Fixture.engine { $0.exitRule = .timeout })

@@ -126,6 +126,53 @@ struct ProcessorTests {
         #expect(p.status(now: Self.t0 + 20_000, version: "t").counters.lagMilliseconds == 20_000)
     }
 
+    @Test("the tick moves event time only while no batch arrives and the connection is up, and not past the delivery lag")
+    func tick() throws {
+        var p = try Self.processor()
+        var out: [Outbound] = []
+        func batch(_ seq: UInt64, sent: Int64) -> [UInt8] {
+            SightingBatch(gateway: try! GatewayID("gw-a"), sequence: seq, sent: sent, sightings: []).encoded()
+        }
+        // Connected for less than the hold: nothing moves (a resumed session's queue comes first).
+        p.tick(now: Self.t0, connected: true, into: &out)
+        p.tick(now: Self.t0 + 1000, connected: true, into: &out)
+        #expect(p.engine.latestEventTime == .min)
+        // A backlog: batches sent 20 s before they arrive, one every 100 ms of wall time. The
+        // tick between them holds still; once they stop it moves to the clock minus that lag.
+        for k in 0..<30 {
+            let now = Self.t0 + 2000 + Int64(k) * 100
+            #expect(p.handle(topic: "beaconnet/sightings/1/gw-a", payload: batch(UInt64(k), sent: now - 20_000), now: now, into: &out) == .accepted)
+            p.tick(now: now + 50, connected: true, into: &out)
+            #expect(p.engine.latestEventTime == now - 20_000)
+        }
+        let last = Self.t0 + 2000 + 29 * 100
+        p.tick(now: last + 1000, connected: true, into: &out)
+        #expect(p.engine.latestEventTime == last - 20_000)
+        p.tick(now: last + 3000, connected: true, into: &out)
+        #expect(p.engine.latestEventTime == last + 3000 - 20_000)
+        // The connection down: the aggregator's own blindness moves nothing, nor does the hold
+        // after it comes back.
+        p.tick(now: last + 10_000, connected: false, into: &out)
+        p.tick(now: last + 11_000, connected: true, into: &out)
+        #expect(p.engine.latestEventTime == last + 3000 - 20_000)
+        p.tick(now: last + 13_000, connected: true, into: &out)
+        #expect(p.engine.latestEventTime == last + 13_000 - 20_000)
+    }
+
+    @Test("a gateway status from the future is refused in live mode, like a batch")
+    func futureStatus() throws {
+        var p = try Self.processor()
+        var out: [Outbound] = []
+        let status = GatewayStatus(gateway: try GatewayID("gw-a"), state: .online, time: Self.t0 + 3_600_000)
+        let verdict = p.handle(topic: "beaconnet/gateways/gw-a/status", payload: status.encoded(), now: Self.t0, into: &out)
+        guard case .rejected(let reason, _) = verdict else {
+            Issue.record("accepted a status an hour ahead")
+            return
+        }
+        #expect(reason == "future_time")
+        #expect(p.engine.latestEventTime == .min)
+    }
+
     @Test("rejects are copied at most 20 per second; the rest only counted")
     func rejectRateLimit() throws {
         var p = try Self.processor()

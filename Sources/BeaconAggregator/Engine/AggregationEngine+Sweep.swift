@@ -14,22 +14,24 @@ extension AggregationEngine {
                     forget(ti)
                 }
             case .inside, .unknown:
-                let quiet = w - tracks[ti].lastSeenInStore
-                if !recentGatewaysAlive(ti, at: w, silence: silence) {
-                    // The only gateways that could hear it are down: nobody can tell where it is.
-                    if quiet > timeout && storeHasLiveGateway(tracks[ti].store, at: w, silence: silence) {
-                        // ...but the rest of the store has listened for the whole exit timeout and
-                        // heard nothing: it has left.
+                switch silenceEvidence(ti, at: w, silence: silence) {
+                case .listening(let quiet):
+                    if quiet > exitThreshold(ti) {
+                        exitStore(ti, at: w, into: &out)
+                    } else if tracks[ti].challenger >= 0 {
+                        decideSection(ti, at: w, into: &out)
+                    }
+                case .deaf(let quiet):
+                    // The gateways that could hear it are down: nobody can tell where it is...
+                    if let quiet, quiet > timeout {
+                        // ...but the rest of the store has listened for the whole exit timeout
+                        // and heard nothing: it has left.
                         exitStore(ti, at: w, into: &out)
                     } else if tracks[ti].state == .inside {
                         tracks[ti].state = .unknown
-                        tracks[ti].stateSince = w
-                        emitState(ti, at: w, into: &out)
+                        tracks[ti].stateSince = max(w, tracks[ti].lastSeen)
+                        emitState(ti, at: tracks[ti].stateSince, into: &out)
                     }
-                } else if quiet > exitThreshold(ti) {
-                    exitStore(ti, at: w, into: &out)
-                } else if tracks[ti].challenger >= 0 {
-                    decideSection(ti, at: w, into: &out)
                 }
             }
         }
@@ -57,26 +59,51 @@ extension AggregationEngine {
         return Int64(min(timeout, max(tuning.exitMinSeconds, seconds)) * 1000)
     }
 
-    /// True when at least one gateway that heard the device near the end is still alive (so its
-    /// silence is real), or when it has no such links at all.
+    /// How long a device inside has gone unheard by gateways that were listening.
+    enum SilenceEvidence {
+        /// A gateway that heard it near the end is alive: the longest time one of them has
+        /// listened since (its batches, heartbeats included, say up to when) without hearing it.
+        case listening(quiet: Int64)
+        /// Every gateway that heard it near the end is down (or, restored after a restart, it has
+        /// no such gateways). With every other gateway of the store alive, how long all of them
+        /// have listened without hearing it; nil while one of them is down too.
+        case deaf(quiet: Int64?)
+    }
+
+    /// A silence is evidence only while someone listens: a gateway's silence about a device counts
+    /// from when it last heard the device or came back alive, whichever is later, up to its last
+    /// batch — not up to the watermark, which a late backlog, the service's clock or another
+    /// store's gateway may have moved past what this gateway has reported.
     ///
     /// Runs for every device inside at every sweep: it reads the track's scalars and borrows its
     /// links rather than copying the track (a copy retains its id and arrays).
-    func recentGatewaysAlive(_ ti: Int, at w: Int64, silence: Int64) -> Bool {
+    func silenceEvidence(_ ti: Int, at w: Int64, silence: Int64) -> SilenceEvidence {
         let store = tracks[ti].store
-        let since = tracks[ti].lastSeenInStore - Int64(tuning.staleAfterSeconds * 1000)
-        return tracks[ti].links.withUnsafeBufferPointer { links in
-            var any = false
+        let lastSeen = tracks[ti].lastSeenInStore
+        let since = lastSeen - Int64(tuning.staleAfterSeconds * 1000)
+        let heard: Int64? = tracks[ti].links.withUnsafeBufferPointer { links in
+            var best: Int64?
             for link in links where Int(link.store) == store && link.filter.time >= since {
-                any = true
-                if gateways[Int(link.gateway)].isOnline(at: w, silence: silence) { return true }
+                let gateway = gateways[Int(link.gateway)]
+                guard gateway.isOnline(at: w, silence: silence) else { continue }
+                let quiet = min(w, gateway.lastBatch) - max(lastSeen, gateway.aliveSince)
+                best = max(best ?? quiet, quiet)
             }
-            return !any
+            return best
         }
+        if let heard { return .listening(quiet: heard) }
+        var from = lastSeen, to = w, others = 0
+        for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, since: since) {
+            guard gateways[g].isOnline(at: w, silence: silence) else { return .deaf(quiet: nil) }
+            from = max(from, gateways[g].aliveSince)
+            to = min(to, gateways[g].lastBatch)
+            others += 1
+        }
+        return .deaf(quiet: others > 0 ? to - from : nil)
     }
 
-    func storeHasLiveGateway(_ store: Int, at w: Int64, silence: Int64) -> Bool {
-        chain.stores[store].gateways.contains { gateways[$0].isOnline(at: w, silence: silence) }
+    func hasRecentLink(_ ti: Int, gateway g: Int, since: Int64) -> Bool {
+        tracks[ti].links.contains { Int($0.gateway) == g && $0.filter.time >= since }
     }
 
     mutating func flushOccupancy(at w: Int64, into out: inout [EngineOutput]) {

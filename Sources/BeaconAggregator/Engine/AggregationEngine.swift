@@ -128,8 +128,7 @@ public struct AggregationEngine: Sendable {
             return .duplicate
         }
         statistics.batches += 1
-        gateways[g].reportedOffline = false
-        gateways[g].lastBatch = max(gateways[g].lastBatch, sent)
+        gateways[g].noteAlive(at: sent, silence: Int64(tuning.gatewaySilenceSeconds * 1000))
         feed(&self, g, &out)
         noteEventTime(sent, into: &out)
         return .accepted
@@ -138,8 +137,11 @@ public struct AggregationEngine: Sendable {
     /// An explicit gateway status (`online`, or the Last Will's `offline`) at event time `time`.
     public mutating func gatewayStatus(_ id: GatewayID, online: Bool, at time: Int64, into out: inout [EngineOutput]) {
         guard let g = chain.gatewayIndex[id] else { return }
-        gateways[g].reportedOffline = !online
-        if online { gateways[g].lastBatch = max(gateways[g].lastBatch, time) }
+        if online {
+            gateways[g].noteAlive(at: time, silence: Int64(tuning.gatewaySilenceSeconds * 1000))
+        } else {
+            gateways[g].reportedOffline = true
+        }
         noteEventTime(time, into: &out)
     }
 

@@ -36,8 +36,14 @@ struct GatewayTrack: Sendable {
     private(set) var restartGap: UInt64 = 0
     /// Progress was restored and no newer batch has arrived yet: the next gap is a restart gap.
     private var gapIsRestart = false
-    /// Event time of the last batch (its `sent`), for silence detection.
+    /// Event time of the last batch (its `sent`), for silence detection. A batch, even an empty
+    /// heartbeat, says the gateway listened up to then: its silence about a device is evidence up
+    /// to this time, not beyond.
     var lastBatch: Int64 = .min
+    /// Event time since when the gateway has been alive without a break (its first batch or
+    /// `online` after an offline status, a silence, or this process's start): its silence about a
+    /// device counts only from here.
+    var aliveSince: Int64 = .min
     /// Set by an explicit offline status (the edge's Last Will); cleared by any batch or online status.
     var reportedOffline = false
     /// The gateway's reception floor: a running estimate of the 1st percentile of the calibrated
@@ -160,5 +166,12 @@ struct GatewayTrack: Sendable {
     /// Whether the gateway counts as alive at event time `now`.
     func isOnline(at now: Int64, silence: Int64) -> Bool {
         !reportedOffline && lastBatch != .min && now - lastBatch <= silence
+    }
+
+    /// Books a sign of life (a batch sent, an `online` status) at event time `time`.
+    mutating func noteAlive(at time: Int64, silence: Int64) {
+        if !isOnline(at: time, silence: silence) { aliveSince = time }
+        reportedOffline = false
+        lastBatch = max(lastBatch, time)
     }
 }

@@ -88,7 +88,7 @@ public final class AggregatorService: Service, Sendable {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { inner in
                 if !self.settings.eventTimeOnly {
-                    inner.addTask { await self.every(self.settings.tickInterval) { self.tick(continuation) } }
+                    inner.addTask { await self.every(self.settings.tickInterval) { self.tick(continuation, connected: inbound.isConnected) } }
                 }
                 inner.addTask { await self.every(self.settings.statusInterval) { self.enqueue([self.statusOutbound(online: true)], continuation) } }
                 if self.settings.snapshotPath != nil {
@@ -208,11 +208,11 @@ public final class AggregatorService: Service, Sendable {
         }
     }
 
-    func tick(_ continuation: AsyncStream<Outbound>.Continuation) {
+    func tick(_ continuation: AsyncStream<Outbound>.Continuation, connected: Bool) {
         let now = settings.clock()
         let out = state.processor.withLock { p -> [Outbound] in
             var out: [Outbound] = []
-            p.advance(to: now, into: &out)
+            p.tick(now: now, connected: connected, into: &out)
             return out
         }
         enqueue(out, continuation)

@@ -22,6 +22,16 @@ public struct MessageProcessor {
     public private(set) var counters = Counters()
     let decoder: WireDecoder
     var rejectWindow: (second: Int64, copies: Int) = (0, 0)
+    /// The clock (Unix ms) when the last batch was accepted, and how far behind its `sent` that
+    /// was: what ``tick(now:connected:into:)`` needs to tell an idle chain from a backlog.
+    var lastArrival: Int64 = .min
+    var deliveryLag: Int64 = 0
+    /// When the sightings connection was last seen up by the tick (nil while it is down).
+    var connectedSince: Int64?
+
+    /// The tick moves event time only after this long without a batch, and this long after the
+    /// sightings connection came (back) up, ms: two batch windows of the default edge.
+    public static let tickHold: Int64 = 2000
 
     /// At most this many rejects per second are copied to the dead-letter topic; the rest are counted.
     public static let rejectCopiesPerSecond = 20
@@ -97,6 +107,9 @@ public struct MessageProcessor {
             guard status.gateway == gateway else {
                 return reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(status.gateway) ≠ topic gateway \(gateway)", field: "gw", payload: payload, now: now, into: &out)
             }
+            if let now, let t = status.time, t > now + Self.maxFuture {
+                return reject(topic: topic, reason: "future_time", detail: "t \(t) is \((t - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "t", payload: payload, now: now, into: &out)
+            }
             var outputs: [EngineOutput] = []
             let time = status.time ?? now ?? engine.latestEventTime
             engine.gatewayStatus(gateway, online: status.state == .online, at: time == .min ? 0 : time, into: &outputs)
@@ -163,10 +176,34 @@ public struct MessageProcessor {
             if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, observations: observations, into: &outputs) == .accepted {
                 counters.sightings += UInt64(count)
                 counters.newestSent = max(counters.newestSent, batch.sent)
+                if let now {
+                    lastArrival = now
+                    deliveryLag = max(0, now - batch.sent)
+                }
             }
             return badTime
         }
         return (badTime > 0 ? .rejected(reason: "sighting_time", detail: "\(badTime) sighting(s) dropped") : .accepted, outputs)
+    }
+
+    /// The live service's clock tick: lets event time pass while no batch arrives, so that
+    /// gateways that fell silent without a Last Will are noticed (their devices become `unknown`)
+    /// even when the whole chain is quiet.
+    ///
+    /// It holds back while batches flow (they move event time themselves, and a tick to the wall
+    /// clock would run ahead of a backlog still queued — after a restart, a reconnection, or under
+    /// load), while the sightings connection is down (the aggregator's own blindness says nothing
+    /// about the gateways), and for ``tickHold`` after it comes back (a resumed session's queue
+    /// arrives first). It moves to the clock minus the delivery lag last seen, not beyond.
+    public mutating func tick(now: Int64, connected: Bool, into out: inout [Outbound]) {
+        guard connected else {
+            connectedSince = nil
+            return
+        }
+        let since = connectedSince ?? now
+        connectedSince = since
+        guard now - since >= Self.tickHold, lastArrival == .min || now - lastArrival >= Self.tickHold else { return }
+        advance(to: now - deliveryLag, into: &out)
     }
 
     /// Lets time pass with no traffic (the service's clock, or the end of a replay).
