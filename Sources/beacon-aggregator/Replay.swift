@@ -32,7 +32,7 @@ struct Replay: ParsableCommand {
     @Option(help: "Topic root.")
     var topicRoot = "beaconnet"
 
-    @Option(help: "After the trace, let this many seconds of event time pass (exits of devices still inside; 0…86400).")
+    @Option(help: "After the trace, let this many seconds of event time pass, the gateways alive at its end hearing no one (exits of devices still inside; 0…86400).")
     var drain: Double = 0
 
     @Option(help: "Tuning keys to try instead of the config's, as a JSON object, e.g. '{\"rule\":\"hmm\",\"switch_margin_db\":4}'.")
@@ -89,7 +89,7 @@ struct Replay: ParsableCommand {
             throw ExitCode(2)
         }
         if drain > 0, processor.engine.latestEventTime != .min {
-            processor.advance(to: processor.engine.latestEventTime + Int64(drain * 1000), into: &out)
+            processor.drain(to: processor.engine.latestEventTime + Int64(drain * 1000), into: &out)
             for o in out { output.line(o.traceLine) }
         }
         output.flush()

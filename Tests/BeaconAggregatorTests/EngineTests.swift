@@ -421,6 +421,19 @@ struct EngineTests {
         #expect(d.transitions == ["enter 1", "enter 1/10"])
     }
 
+    @Test("draining after a recording (replay --drain) exits who is still inside; who only an offline gateway heard stays unknown")
+    func drain() throws {
+        var d = Driver(try Fixture.engine())
+        d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 20000)
+        d.hear(Fixture.tag, ["gw-h": -60], from: t0, to: t0 + 20000)
+        d.engine.gatewayStatus(try GatewayID("gw-h"), online: false, at: t0 + 20000, into: &d.outputs)
+        d.clear()
+        d.engine.drain(to: t0 + 80000, into: &d.outputs)
+        #expect(d.transitions == ["exit 1/10", "exit 1"])
+        #expect(d.states.map(\.device) == [Fixture.tag, Fixture.phone])
+        #expect(d.states.first?.state == .unknown)
+    }
+
     @Test("unknown resolves to exit once the rest of the store has listened for the whole exit timeout")
     func unknownResolvesToExit() throws {
         var d = Driver(try Fixture.engine { $0.exitRule = .timeout })

@@ -151,6 +151,22 @@ public struct AggregationEngine: Sendable {
         noteEventTime(time, into: &out)
     }
 
+    /// Lets event time pass to `time` as if every gateway alive now went on sending empty batches
+    /// (heartbeats) each second: what the end of a recording would have been followed by had the
+    /// chain gone on hearing no one (`replay --drain`). Devices still inside exit by the usual
+    /// rules; devices only offline gateways heard stay `unknown`.
+    public mutating func drain(to time: Int64, into out: inout [EngineOutput]) {
+        guard latestEventTime != .min else { return }
+        let silence = Int64(tuning.gatewaySilenceSeconds * 1000)
+        let alive = gateways.indices.filter { gateways[$0].isOnline(at: latestEventTime, silence: silence) }
+        var t = latestEventTime
+        while t < time {
+            t = min(t + 1000, time)
+            for g in alive { gateways[g].noteAlive(at: t, silence: silence) }
+            noteEventTime(t, into: &out)
+        }
+    }
+
     /// Loss, duplicates and restarts per gateway, for the status topic.
     public func gatewayCounters() -> [(id: GatewayID, received: UInt64, lost: UInt64, restartGap: UInt64, duplicates: UInt64, online: Bool)] {
         chain.gateways.indices.map { g in

@@ -206,6 +206,14 @@ public struct MessageProcessor {
         advance(to: now - deliveryLag, into: &out)
     }
 
+    /// Lets time pass after a recording as if the gateways alive at its end went on sending
+    /// heartbeats (see ``AggregationEngine/drain(to:into:)``).
+    public mutating func drain(to time: Int64, into out: inout [Outbound]) {
+        var outputs: [EngineOutput] = []
+        engine.drain(to: time, into: &outputs)
+        publish(outputs, into: &out)
+    }
+
     /// Lets time pass with no traffic (the service's clock, or the end of a replay).
     public mutating func advance(to time: Int64, into out: inout [Outbound]) {
         var outputs: [EngineOutput] = []
