@@ -471,6 +471,9 @@ struct EngineTests {
         let store = counts.filter { $0.section == nil }
         #expect(store.last?.count == 2)
         #expect(store.map(\.count) == [1, 2])
+        // Stamped no earlier than the enter that changed it (the watermark lags by lateness_s).
+        let enters = d.transitionEvents.filter { $0.kind == .enter && $0.section == nil }.map(\.time)
+        #expect(zip(store, enters).allSatisfy { $0.time >= $1 }, "\(store.map(\.time)) against enters at \(enters)")
         d.silence(from: t0 + 8000, to: t0 + 50000)
         let last = d.outputs.compactMap { o -> OccupancyCount? in if case .occupancy(let c) = o, c.section == nil { return c } else { return nil } }.last
         #expect(last?.count == 0)

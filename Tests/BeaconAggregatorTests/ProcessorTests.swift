@@ -201,6 +201,56 @@ struct ProcessorTests {
         }
     }
 
+    @Test("after a restart, exits carry the same dwell as without one: the state says when the store and the section were entered")
+    func dwellAcrossRestart() throws {
+        var first = try Self.processor()
+        var out: [Outbound] = []
+        for (topic, payload) in Self.validTraffic() { first.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let states = first.snapshot()
+        #expect(states.first?.sectionSince != nil && states.first?.storeSince != nil && states.first?.sectionSince != states.first?.storeSince)
+        var second = try Self.processor()
+        #expect(second.restore(states) == 1)
+        // Heartbeats only, from the gateways that heard the phone: it leaves.
+        var silence: [(String, [UInt8])] = []
+        for second in 16..<80 {
+            for (k, gw) in ["gw-a", "gw-b"].enumerated() {
+                let batch = SightingBatch(gateway: try GatewayID(gw), sequence: UInt64(16 + second * 2 + k), sent: Self.t0 + Int64(second + 1) * 1000, sightings: [])
+                silence.append(("beaconnet/sightings/1/\(gw)", batch.encoded()))
+            }
+        }
+        func exits(_ p: inout MessageProcessor) throws -> [RegionEvent] {
+            var out: [Outbound] = []
+            for (topic, payload) in silence { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+            return try out.filter { $0.topic.hasPrefix("beaconnet/events/") }.map { try RegionEvent.decode($0.payload) }
+        }
+        let continued = try exits(&first), restarted = try exits(&second)
+        #expect(continued.map(\.kind) == [.exit, .exit] && restarted.map(\.kind) == [.exit, .exit])
+        // The restored device exits later (no reception rate to shorten its timeout), but both
+        // dwells count from the same entries: the section's at 8 s, the store's at the start.
+        func entered(_ events: [RegionEvent]) -> [Int64?] { events.map { e in e.dwellMilliseconds.map { e.time - $0 } } }
+        #expect(entered(restarted) == entered(continued))
+        #expect(entered(continued).first != entered(continued).last, "section and store dwell differ here")
+    }
+
+    @Test("restore keeps the newest state per device, by when it was heard and decided; the sequence only breaks ties")
+    func newestState() throws {
+        func state(_ presence: DeviceState.Presence, since: Int64, lastSeen: Int64, seq: UInt64) -> DeviceState {
+            DeviceState(device: Fixture.phone, presence: presence, uuid: Fixture.uuid, region: .store(1), since: since, lastSeen: lastSeen,
+                        proximity: .far, confidence: 0.5, sequence: seq)
+        }
+        // A stale snapshot (inside, seq 50) and the retained outside decided after the device was
+        // forgotten and heard again (its seq started again at 1).
+        let stale = state(.inside, since: Self.t0, lastSeen: Self.t0 + 5000, seq: 50)
+        let later = state(.outside, since: Self.t0 + 1_300_000, lastSeen: Self.t0 + 1_270_000, seq: 3)
+        #expect(SnapshotFile.newest([stale], [later]) == [later])
+        #expect(SnapshotFile.newest([later], [stale]) == [later])
+        // An exit by silence: heard last at the same time as the inside state, decided after it.
+        let exited = state(.outside, since: Self.t0 + 40_000, lastSeen: Self.t0 + 5000, seq: 51)
+        #expect(SnapshotFile.newest([stale], [exited]) == [exited])
+        let again = state(.outside, since: Self.t0 + 40_000, lastSeen: Self.t0 + 5000, seq: 52)
+        #expect(SnapshotFile.newest([again], [exited]) == [again])
+    }
+
     @Test("state payloads restore a processor after a restart: no enter event for someone already inside")
     func restoreFromStates() throws {
         var first = try Self.processor()

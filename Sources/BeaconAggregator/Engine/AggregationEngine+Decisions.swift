@@ -186,6 +186,7 @@ extension AggregationEngine {
         tracks[ti].streetTime = .min
         storeCount[store] += 1
         dirtyStores.insert(store)
+        occupancyChangedAt = max(occupancyChangedAt, t)
         // The store event already describes the section the device is about to be placed in.
         let first = evidence(ti, at: t)
         let e = evidence(ti, at: t, current: first.top >= 0 ? first.top : nil)
@@ -229,6 +230,7 @@ extension AggregationEngine {
         updateQuality(ti, evidence(ti, at: t))
         sectionCount[section] += 1
         dirtySections.insert(section)
+        occupancyChangedAt = max(occupancyChangedAt, t)
         if chain.sections[section].notifyOnEntry {
             emitTransition(ti, .enter, section: section, other: old >= 0 ? old : nil, at: t, dwell: nil, into: &out)
         }
@@ -247,6 +249,7 @@ extension AggregationEngine {
         }
         storeCount[store] -= 1
         dirtyStores.insert(store)
+        occupancyChangedAt = max(occupancyChangedAt, t)
         tracks[ti].state = .outside
         tracks[ti].stateSince = t
         tracks[ti].proximity = .unknown
@@ -283,6 +286,8 @@ extension AggregationEngine {
         DeviceSnapshot(
             device: track.id, state: track.state, store: track.store >= 0 ? track.store : nil,
             section: track.section >= 0 ? track.section : nil, since: track.stateSince,
+            storeSince: track.state == .outside ? nil : track.storeSince,
+            sectionSince: track.state == .outside || track.section < 0 ? nil : track.sectionSince,
             lastSeen: track.lastSeen, proximity: track.state == .inside ? track.proximity : .unknown,
             accuracy: track.state == .inside ? track.accuracy : nil, confidence: track.confidence,
             sequence: track.sequence)

@@ -64,9 +64,9 @@ extension AggregationEngine {
         /// A gateway that heard it near the end is alive: the longest time one of them has
         /// listened since (its batches, heartbeats included, say up to when) without hearing it.
         case listening(quiet: Int64)
-        /// Every gateway that heard it near the end is down (or, restored after a restart, it has
-        /// no such gateways). With every other gateway of the store alive, how long all of them
-        /// have listened without hearing it; nil while one of them is down too.
+        /// Every gateway that heard it near the end is down (restored after a restart: every
+        /// gateway of its section). With every other gateway of the store alive, how long all of
+        /// them have listened without hearing it; nil while one of them is down too.
         case deaf(quiet: Int64?)
     }
 
@@ -81,19 +81,27 @@ extension AggregationEngine {
         let store = tracks[ti].store
         let lastSeen = tracks[ti].lastSeenInStore
         let since = lastSeen - Int64(tuning.staleAfterSeconds * 1000)
-        let heard: Int64? = tracks[ti].links.withUnsafeBufferPointer { links in
-            var best: Int64?
+        func quiet(_ gateway: GatewayTrack) -> Int64 { min(w, gateway.lastBatch) - max(lastSeen, gateway.aliveSince) }
+        let (heard, anyRecent): (Int64?, Bool) = tracks[ti].links.withUnsafeBufferPointer { links in
+            var best: Int64?, any = false
             for link in links where Int(link.store) == store && link.filter.time >= since {
+                any = true
                 let gateway = gateways[Int(link.gateway)]
                 guard gateway.isOnline(at: w, silence: silence) else { continue }
-                let quiet = min(w, gateway.lastBatch) - max(lastSeen, gateway.aliveSince)
-                best = max(best ?? quiet, quiet)
+                best = max(best ?? quiet(gateway), quiet(gateway))
             }
-            return best
+            return (best, any)
         }
         if let heard { return .listening(quiet: heard) }
+        // Restored after a restart, a device has no links yet: its section's gateways (or, with
+        // no section, its store's) stand in for the ones that heard it.
+        let section = tracks[ti].section
+        let standIns = anyRecent ? [] : (section >= 0 ? chain.sections[section].gateways : chain.stores[store].gateways)
+        var best: Int64?
+        for g in standIns where gateways[g].isOnline(at: w, silence: silence) { best = max(best ?? quiet(gateways[g]), quiet(gateways[g])) }
+        if let best { return .listening(quiet: best) }
         var from = lastSeen, to = w, others = 0
-        for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, since: since) {
+        for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, since: since) && !standIns.contains(g) {
             guard gateways[g].isOnline(at: w, silence: silence) else { return .deaf(quiet: nil) }
             from = max(from, gateways[g].aliveSince)
             to = min(to, gateways[g].lastBatch)
@@ -107,6 +115,8 @@ extension AggregationEngine {
     }
 
     mutating func flushOccupancy(at w: Int64, into out: inout [EngineOutput]) {
+        // The watermark lags event time; a count must not be older than the enter that made it.
+        let w = max(w, occupancyChangedAt)
         for store in dirtyStores.sorted() {
             out.append(.occupancy(OccupancyCount(store: store, section: nil, count: storeCount[store], time: w)))
         }

@@ -45,6 +45,8 @@ public struct AggregationEngine: Sendable {
     public private(set) var watermark: Int64 = .min
     var lastSweep: Int64 = .min
     var lastOccupancyFlush: Int64 = .min
+    /// Event time of the latest transition that changed a count: occupancy is stamped no earlier.
+    var occupancyChangedAt: Int64 = .min
 
     /// Counters for the status topic.
     public internal(set) var statistics = EngineStatistics()

@@ -94,6 +94,10 @@ public struct DeviceSnapshot: Sendable, Equatable {
     public var section: Int?
     /// Since when the device has been in this state, ms.
     public var since: Int64
+    /// Inside or unknown: since when it has been in its store, ms.
+    public var storeSince: Int64?
+    /// Inside or unknown with a section: since when it has been in that section, ms.
+    public var sectionSince: Int64?
     /// Last time any gateway heard it, ms.
     public var lastSeen: Int64
     /// Proximity to the best gateway.

@@ -45,7 +45,8 @@ extension MessageProcessor {
         }
         return DeviceState(
             device: s.device, presence: presence, uuid: chain.siteUUID, region: region, storeName: store?.name,
-            sectionName: s.section.map { chain.sections[$0].name }, since: s.since, lastSeen: s.lastSeen,
+            sectionName: s.section.map { chain.sections[$0].name }, since: s.since, storeSince: s.storeSince,
+            sectionSince: s.sectionSince, lastSeen: s.lastSeen,
             proximity: s.proximity, accuracy: s.accuracy, confidence: s.confidence, sequence: s.sequence)
     }
 

@@ -229,7 +229,8 @@ public struct MessageProcessor {
             guard let region = s.region, stores.contains(region.store) else { return nil }
             return RestoredState(
                 device: s.device, state: s.presence == .inside ? .inside : s.presence == .outside ? .outside : .unknown, store: region.store,
-                section: region.section, since: s.since, lastSeen: s.lastSeen, sequence: s.sequence)
+                section: region.section, since: s.since, storeSince: s.storeSince, sectionSince: s.sectionSince,
+                lastSeen: s.lastSeen, sequence: s.sequence)
         }
         let skipped = engine.restore(restored)
         return restored.count - skipped.count

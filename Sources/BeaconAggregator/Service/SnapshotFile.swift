@@ -57,11 +57,15 @@ enum SnapshotFile {
         }
     }
 
-    /// Per device, the state with the highest sequence number.
+    /// Per device, the newest state: the one heard last, then the one decided last, then the
+    /// highest sequence number. The sequence alone is not enough: it starts again at 1 for a
+    /// device forgotten and heard again, so a stale snapshot's `inside` could beat the retained
+    /// `outside` decided after it (a failover between instances) and invent an exit.
     static func newest(_ lists: [DeviceState]...) -> [DeviceState] {
         var best: [String: DeviceState] = [:]
+        func key(_ s: DeviceState) -> (Int64, Int64, UInt64) { (s.lastSeen, s.since, s.sequence) }
         for list in lists {
-            for state in list where (best[state.device.rawValue]?.sequence ?? 0) <= state.sequence {
+            for state in list where best[state.device.rawValue].map({ key($0) <= key(state) }) ?? true {
                 best[state.device.rawValue] = state
             }
         }

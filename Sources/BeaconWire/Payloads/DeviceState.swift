@@ -27,6 +27,12 @@ public struct DeviceState: WirePayload, Hashable {
     public var sectionName: String?
     /// Since when the device has been in this state, Unix milliseconds (`"since"`).
     public var since: Int64
+    /// Inside or unknown: since when it has been in its store (`"store_since"`), where an exit's
+    /// `dwell_ms` counts from; `since` moves when an unknown spell ends, this does not.
+    public var storeSince: Int64?
+    /// Inside or unknown with a section: since when it has been in that section (`"section_since"`,
+    /// the time of its section enter event).
+    public var sectionSince: Int64?
     /// When any gateway last heard the device, Unix milliseconds (`"last_seen"`).
     public var lastSeen: Int64
     /// How near the device is to the gateway that hears it best (`"proximity"`).
@@ -54,8 +60,8 @@ public struct DeviceState: WirePayload, Hashable {
     /// Creates a state; `accuracy` and `confidence` are rounded and clamped as documented.
     public init(
         device: DeviceID, presence: Presence, uuid: String, region: RegionScope? = nil, storeName: String? = nil,
-        sectionName: String? = nil, since: Int64, lastSeen: Int64, proximity: Proximity, accuracy: Double? = nil,
-        confidence: Double, sequence: UInt64
+        sectionName: String? = nil, since: Int64, storeSince: Int64? = nil, sectionSince: Int64? = nil, lastSeen: Int64,
+        proximity: Proximity, accuracy: Double? = nil, confidence: Double, sequence: UInt64
     ) {
         self.device = device
         self.presence = presence
@@ -64,6 +70,8 @@ public struct DeviceState: WirePayload, Hashable {
         self.storeName = storeName
         self.sectionName = sectionName
         self.since = since
+        self.storeSince = storeSince
+        self.sectionSince = sectionSince
         self.lastSeen = lastSeen
         self.proximity = proximity
         self.sequence = sequence
@@ -86,6 +94,8 @@ extension DeviceState {
         root.setIfPresent("store_name", storeName)
         root.setIfPresent("section_name", sectionName)
         root.set("since", since)
+        if let storeSince { root.set("store_since", storeSince) }
+        if let sectionSince { root.set("section_since", sectionSince) }
         root.set("last_seen", lastSeen)
         root.set("proximity", proximity.rawValue)
         root.setIfPresent("accuracy", accuracy, decimals: 2)
@@ -104,6 +114,8 @@ extension DeviceState {
                 storeName: try root.optionalString("store_name", maxLength: WireText.maxNameLength),
                 sectionName: try root.optionalString("section_name", maxLength: WireText.maxNameLength),
                 since: try root.time("since"),
+                storeSince: try root.optionalTime("store_since"),
+                sectionSince: try root.optionalTime("section_since"),
                 lastSeen: try root.time("last_seen"),
                 proximity: try root.choice("proximity"),
                 accuracy: try root.optionalDouble("accuracy", in: WireNumbers.accuracyRange, unit: "m"),

@@ -39,7 +39,8 @@ enum Fixtures {
 
     static let state = DeviceState(
         device: phone, presence: .inside, uuid: siteUUID, region: .section(shoes), storeName: "Lyon Part-Dieu",
-        sectionName: "Shoes", since: 1_732_349_998_870, lastSeen: 1_732_350_007_412, proximity: .near,
+        sectionName: "Shoes", since: 1_732_349_801_200, storeSince: 1_732_349_801_200, sectionSince: 1_732_349_998_870,
+        lastSeen: 1_732_350_007_412, proximity: .near,
         accuracy: 1.8, confidence: 0.97, sequence: 18)
 
     static let sectionOccupancy = Occupancy(region: .section(shoes), name: "Shoes", count: 14, time: 1_732_350_010_000)
