@@ -133,7 +133,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], swiftSettings: strict),
-        .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconAggregator", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconAggregator", "BeaconCore", "BeaconWire", "TestSupport"], swiftSettings: strict),
         // The deployment files (ACLs, broker configs, scripts) against real mosquitto brokers.
         .testTarget(
             name: "DeploymentTests",

@@ -58,7 +58,7 @@ public struct Simulation: Sendable {
     /// Time step of the motion model, ms.
     static let tick: Int64 = 100
 
-    /// Prepares a run; throws when a store has no floor polygons.
+    /// Prepares a run; throws when a store has no floor polygons or a gateway no position.
     public init(chain: Chain, config: SimulationConfig) throws(SimulationError) {
         self.chain = chain
         self.config = config
@@ -68,6 +68,10 @@ public struct Simulation: Sendable {
                 throw SimulationError.noGeometry(store: chain.stores[s].major)
             }
             plans.append(plan)
+        }
+        // A gateway without a position would hear nothing, and its section would look empty.
+        if let g = chain.gateways.first(where: { $0.position == nil }) {
+            throw SimulationError.noPosition(gateway: g.id)
         }
         self.plans = plans
         random = SeededRandom(seed: config.seed)
@@ -196,9 +200,13 @@ public struct Simulation: Sendable {
 public enum SimulationError: Error, Sendable, CustomStringConvertible {
     /// A store's sections lack polygons, or it has no street door: people could not walk there.
     case noGeometry(store: StoreNumber)
+    /// A gateway has no position: it could hear no one.
+    case noPosition(gateway: GatewayID)
 
     public var description: String {
         switch self {
+        case .noPosition(let gateway):
+            return "gateway \(gateway) needs a \"position\" ([x, y] in metres) to be simulated"
         case .noGeometry(let store):
             return "store \(store) needs a polygon for every section and a section with \"street_door\": true to be simulated"
         }

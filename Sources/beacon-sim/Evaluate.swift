@@ -27,7 +27,7 @@ struct Evaluate: ParsableCommand {
     var noHeader = false
 
     /// Unix ms from 2000 to 2100: any time this tool can score (a typo's 19-digit number would trap).
-    static let plausibleTimes: ClosedRange<Int64> = 946_684_800_000...4_102_444_800_000
+    static let plausibleTimes = TruthFile.plausibleTimes
 
     func validate() throws {
         if let end, !Self.plausibleTimes.contains(end) { throw ValidationError("--end \(end) is not a Unix ms time between 2000 and 2100") }
@@ -36,6 +36,10 @@ struct Evaluate: ParsableCommand {
     func run() throws {
         let truths = try TruthFile.read(path: truth)
         let (reported, last) = try TruthFile.readEvents(path: events, scheme: try TopicScheme(root: topicRoot))
+        if last == .min && truths.contains(where: { $0.store != nil }) {
+            // Scoring would say 0 % and count every truth as missed: the wrong file, not a bad run.
+            throw ValidationError("\(events) has no event or device state under \(topicRoot)/ (the sightings trace instead of the aggregator's output, or another --topic-root?)")
+        }
         let end = end ?? max(truths.map(\.time).max() ?? 0, last)
         let report = Evaluator.evaluate(truth: truths, reported: reported, end: end)
         if !noHeader { print(Report.header) }

@@ -62,6 +62,7 @@ struct Load: AsyncParsableCommand {
         let clock = ContinuousClock()
         let began = clock.now
         var sent = 0, lastReport = 0, behind = 0
+        var lastTime = 0.0
         for second in 0..<duration {
             for b in generator.nextWindow() {
                 let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
@@ -76,11 +77,16 @@ struct Load: AsyncParsableCommand {
             if (second + 1) % 10 == 0 || second + 1 == duration {
                 let elapsed = clock.now - began
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                print("  \(second + 1) s: \(Int(Double(sent - lastReport) / 10)) sightings/s in the last 10 s, \(Int(Double(sent) / seconds)) overall\(behind > 0 ? ", \(behind) s behind target" : "")")
+                // Rates over the wall time they took: windows that could not be sent in their
+                // second make the interval longer, and the last interval may be shorter than 10 s.
+                let interval = seconds - lastTime
+                let windows = (second + 1) - (second + 1 - 1) / 10 * 10
+                print("  \(second + 1) s: \(Int(Double(sent - lastReport) / max(interval, 1e-9))) sightings/s over the last \(windows) window(s) (\(String(format: "%.1f", interval)) s of wall time), \(Int(Double(sent) / seconds)) overall\(behind > 0 ? "; \(behind) window(s) sent late" : "")")
                 lastReport = sent
+                lastTime = seconds
             }
         }
         await client.disconnect()
-        print("beacon-sim load: sent \(sent) sightings; \(behind == 0 ? "kept the target rate" : "could not keep the target rate for \(behind) s")")
+        print("beacon-sim load: sent \(sent) sightings; \(behind == 0 ? "kept the target rate" : "could not keep the target rate: \(behind) window(s) sent late, \(Int(Double(sent) / max(Double((clock.now - began).components.seconds), 1))) sightings/s overall")")
     }
 }

@@ -29,8 +29,13 @@ struct Sweep: ParsableCommand {
     @Option(help: "Random seed.")
     var seed: UInt64 = 1
 
+    @OptionGroup(title: "People and radio")
+    var simulated: SimulationOptions
+
     func validate() throws {
-        guard duration > 0, duration <= 31_536_000 else { throw ValidationError("--duration \(duration) is not in (0, 31536000] seconds (a year)") }
+        guard duration >= 1, duration <= 31_536_000, duration.rounded() == duration else {
+            throw ValidationError("--duration \(duration) is not a whole number of seconds within 1…31536000 (a year; the simulator steps in 1 s batch windows)")
+        }
     }
 
     func run() throws {
@@ -50,6 +55,7 @@ struct Sweep: ParsableCommand {
         var settings = SimulationConfig()
         settings.duration = duration
         settings.seed = seed
+        simulated.apply(to: &settings)
         print((gatewaysPerSection == nil ? "rule/margin/dwell/q" : "rule/m/dw/q/gw").padding(toLength: 15, withPad: " ", startingAt: 0) + Report.header.dropFirst(15))
         for layout in layouts {
             let chain = DefaultChain.config(gatewaysPerSection: layout)

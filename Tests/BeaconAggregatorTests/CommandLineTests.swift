@@ -29,6 +29,13 @@ struct CommandLineTests {
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--arrival-interval", "nan"], "--arrival-interval"),
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--arrival-interval", "0"], "--arrival-interval"),
         ("beacon-sim", ["sweep", "--duration", "1e300"], "--duration"),
+        // Simulated in whole 1 s windows: 0.5 simulated nothing and 2.7 simulated 2 s, silently.
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--duration", "0.5"], "--duration"),
+        ("beacon-sim", ["sweep", "--duration", "2.7"], "--duration"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--advert-interval", "1-0.1"], "--advert-interval"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--advert-interval", "0.001"], "--advert-interval"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--packet-loss", "1"], "--packet-loss"),
+        ("beacon-sim", ["sweep", "--shadow-sigma", "nan"], "--shadow-sigma"),
         ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--rate", "1e-300"], "--rate"),
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--start", "9223372036854775000"], "--start"),
         ("beacon-sim", ["watch", "--port", "99999999999"], "--port"),
@@ -84,5 +91,31 @@ struct CommandLineTests {
         let result = try await Self.run("beacon-aggregator", ["replay", "--config", Self.chain, FileManager.default.temporaryDirectory.path])
         #expect(result.status == 2)
         #expect(result.output.contains("cannot read the trace"), "\(result.output)")
+    }
+    @Test("beacon-sim run: the people and radio flags reach the simulation")
+    func simulatorKnobs() async throws {
+        let directory = try TestDirectory.make("sim-knobs")
+        func sightings(_ extra: [String]) async throws -> Int {
+            let trace = directory.appendingPathComponent("trace-\(extra.joined()).txt").path
+            let result = try await Self.run("beacon-sim", ["run", "--trace", trace, "--truth", trace + ".truth", "--duration", "30"] + extra)
+            #expect(result.status == 0, "\(result.output)")
+            let text = try String(contentsOfFile: trace, encoding: .utf8)
+            return text.components(separatedBy: #""dev":"#).count - 1
+        }
+        let base = try await sightings([])
+        // Ten times the adverts of the slowest default device, and a deaf radio.
+        #expect(try await sightings(["--advert-interval", "0.1"]) > base * 3)
+        #expect(try await sightings(["--packet-loss", "0.99"]) < base / 10)
+        #expect(base > 0)
+    }
+    @Test("beacon-sim evaluate: a file with no events or states (the sightings trace, another root) is refused, not scored 0 %")
+    func evaluateWrongFile() async throws {
+        let directory = try TestDirectory.make("evaluate-wrong")
+        let trace = directory.appendingPathComponent("trace.txt").path, truth = trace + ".truth"
+        let made = try await Self.run("beacon-sim", ["run", "--trace", trace, "--truth", truth, "--duration", "60"])
+        #expect(made.status == 0, "\(made.output)")
+        let result = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--events", trace])
+        #expect(result.status != 0)
+        #expect(result.output.contains("has no event or device state"), "\(result.output)")
     }
 }

@@ -69,6 +69,26 @@ struct EvaluatorTests {
         #expect(abs(r.flapsPerDeviceHour - 2 / (300.0 / 3600)) < 1e-9)
     }
 
+    @Test("a section exit clears only the section it names, whatever the order within a millisecond")
+    func exitOrder() {
+        let truths = [truth(0, 1, 1), truth(100, 1, 2), truth(200, nil, nil)]
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1), report(100, .enter, 1, 2), report(100, .exit, 1, 1),
+                       report(200, .exit, 1, 2), report(200, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 400_000)
+        #expect(r.sectionAccuracy == 1)
+    }
+
+    @Test("reports after the end of the scored period do not count")
+    func afterEnd() {
+        let truths = [truth(0, 1, 1), truth(300, nil, nil)]
+        // A flap and a false exit and enter at 250–260 s, after an end at 200 s.
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1), report(250, .exit, 1, 1), report(250, .enter, 1, 2),
+                       report(255, .exit, 1, 2), report(255, .exit, 1), report(260, .enter, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 200_000)
+        #expect(r.flaps == 0 && r.falseExits == 0 && r.falseEnters == 0, "\(r)")
+        #expect(r.sectionAccuracy == 1)
+    }
+
     @Test("percentiles use the nearest rank")
     func percentiles() {
         #expect(EvaluationReport.percentile([1000, 2000, 3000, 4000], 50) == 2)

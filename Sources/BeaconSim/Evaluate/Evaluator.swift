@@ -78,6 +78,9 @@ public enum Evaluator {
 
     public static func evaluate(truth: [TruthChange], reported: [ReportedTransition], end: Int64) -> EvaluationReport {
         var report = EvaluationReport()
+        // The scored period ends at `end`: later reports would be false or flaps against hours
+        // that are not counted.
+        let reported = reported.filter { $0.time <= end }
         let truthByDevice = Dictionary(grouping: truth.sorted { $0.time < $1.time }, by: \.device)
         let reportedByDevice = Dictionary(grouping: reported.sorted { $0.time < $1.time }, by: \.device)
         var inStore: Int64 = 0, sectionRight: Int64 = 0, storeRight: Int64 = 0
@@ -95,7 +98,9 @@ public enum Evaluator {
                 case (.enter, nil): store = r.store; section = nil
                 case (.enter, let s?): store = r.store; section = s
                 case (.exit, nil): store = nil; section = nil
-                case (.exit, _?): section = nil
+                // A section exit clears only the section it names (a producer may send the new
+                // section's enter first, in the same millisecond).
+                case (.exit, let s?): if r.store == store && s == section { section = nil }
                 }
                 timeline.append((r.time, store, section))
             }

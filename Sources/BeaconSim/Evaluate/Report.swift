@@ -11,10 +11,11 @@ public enum Report {
         }
         return [
             name.padding(toLength: 25, withPad: " ", startingAt: 0),
-            String(format: "%8.1f", r.sectionAccuracy * 100),
-            String(format: "%9.1f", r.settledSectionAccuracy * 100),
-            String(format: "%10.1f", r.settlingShare * 100),
-            String(format: "%7.1f", r.storeAccuracy * 100),
+            // No in-store time: nothing to score, not 0 %.
+            (r.deviceHours > 0 ? String(format: "%.1f", r.sectionAccuracy * 100) : "-").leftPadded(8),
+            (r.deviceHours > 0 ? String(format: "%.1f", r.settledSectionAccuracy * 100) : "-").leftPadded(9),
+            (r.deviceHours > 0 ? String(format: "%.1f", r.settlingShare * 100) : "-").leftPadded(10),
+            (r.deviceHours > 0 ? String(format: "%.1f", r.storeAccuracy * 100) : "-").leftPadded(7),
             pair(r.sectionChangeLatencies).leftPadded(17),
             pair(r.enterLatencies).leftPadded(16),
             pair(r.exitLatencies).leftPadded(15),

@@ -12,6 +12,10 @@ public enum TruthFile {
         return "{\"t\":\(change.time),\"dev\":\"\(change.device.rawValue)\",\"major\":\(major),\"minor\":\(minor)}"
     }
 
+    /// Unix ms from 2000 to 2100: any time this tool can score (a corrupt 19-digit one would
+    /// overflow the arithmetic).
+    public static let plausibleTimes: ClosedRange<Int64> = 946_684_800_000...4_102_444_800_000
+
     /// Reads a truth file; a bad line throws with its number.
     public static func read(path: String) throws -> [TruthChange] {
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -21,6 +25,9 @@ public enum TruthFile {
                   let t = (object["t"] as? NSNumber)?.int64Value, let dev = object["dev"] as? String,
                   let device = try? DeviceID(dev)
             else { throw EvaluationInputError(file: path, line: n + 1, reason: "not a truth line {\"t\",\"dev\",\"major\",\"minor\"}") }
+            guard plausibleTimes.contains(t) else {
+                throw EvaluationInputError(file: path, line: n + 1, reason: "t \(t) is not a Unix ms time between 2000 and 2100")
+            }
             let major = (object["major"] as? NSNumber).map { StoreNumber(truncatingIfNeeded: $0.intValue) }
             let minor = (object["minor"] as? NSNumber).map { SectionNumber(truncatingIfNeeded: $0.intValue) }
             changes.append(TruthChange(time: t, device: device, store: major, section: minor))
@@ -30,9 +37,13 @@ public enum TruthFile {
 
     /// Reads the aggregator's events from a `topic payload` trace (a `mosquitto_sub -v` recording
     /// or `beacon-aggregator replay` output); other topics are skipped, bad event lines reported.
+    /// An event delivered twice (QoS 1 redelivery, an aggregator restart) counts once: repeats
+    /// are dropped by (`dev`, `major`, `seq`), as the README tells consumers to. `last` is the
+    /// latest event or state time, `.min` when the file holds neither.
     public static func readEvents(path: String, scheme: TopicScheme) throws -> (events: [ReportedTransition], last: Int64) {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         var events: [ReportedTransition] = []
+        var seen: Set<String> = []
         var last: Int64 = .min
         for (n, line) in text.split(whereSeparator: \.isNewline).enumerated() {
             guard let space = line.firstIndex(of: " ") else { continue }
@@ -43,9 +54,10 @@ public enum TruthFile {
                 guard let e = try? RegionEvent.decode(payload) else {
                     throw EvaluationInputError(file: path, line: n + 1, reason: "an event payload that does not decode")
                 }
+                last = max(last, e.time)
+                guard seen.insert("\(e.device.rawValue) \(e.region.store) \(e.sequence)").inserted else { continue }
                 events.append(ReportedTransition(time: e.time, device: e.device, kind: e.kind == .enter ? .enter : .exit,
                                                  store: e.region.store, section: e.region.section))
-                last = max(last, e.time)
             case .deviceState:
                 if let s = try? DeviceState.decode(payload) { last = max(last, s.lastSeen) }
             default:

@@ -1,0 +1,81 @@
+import ArgumentParser
+import BeaconSim
+
+/// The simulated people and radio, as flags shared by `run` and `sweep`; defaults are
+/// ``SimulationConfig``'s (a busy afternoon, phones at 0.2–1 s, shelves between sections).
+struct SimulationOptions: ParsableArguments {
+    @Option(help: "Mean seconds between shopper arrivals per store.")
+    var arrivalInterval: Double = SimulationConfig().arrivalInterval
+
+    @Option(help: "Median seconds a shopper lingers in a section (log-normal).")
+    var linger: Double = SimulationConfig().lingerSeconds
+
+    @Option(help: "Mean sections a shopper visits (geometric).")
+    var sectionsPerVisit: Double = SimulationConfig().sectionsPerVisit
+
+    @Option(help: "Share of stops made right at a section boundary, 0…1.")
+    var boundaryShare: Double = SimulationConfig().boundaryShare
+
+    @Option(help: "Advertising interval, seconds: one value, or a range MIN-MAX each device draws from (0.02…10).")
+    var advertInterval: String = "\(SimulationConfig().advertInterval.lowerBound)-\(SimulationConfig().advertInterval.upperBound)"
+
+    @Option(help: "Log-normal shadowing standard deviation, dB (0…20).")
+    var shadowSigma: Double = SimulationConfig().shadowSigma
+
+    @Option(help: "Extra loss per section boundary (shelves, walls), dB (0…40).")
+    var wallLoss: Double = SimulationConfig().wallLoss
+
+    @Option(help: "Loss through the carrier's body to a gateway behind them, dB (0…40).")
+    var bodyLoss: Double = SimulationConfig().bodyLoss
+
+    @Option(help: "Packet loss besides the scan duty cycle, 0…0.99.")
+    var packetLoss: Double = SimulationConfig().packetLoss
+
+    @Option(help: "Gateways' scan window / scan interval, 0.01…1.")
+    var scanDutyCycle: Double = SimulationConfig().scanDutyCycle
+
+    @Option(help: "Spread of the gateways' receive gain (uncalibrated offsets), dB standard deviation (0…20).")
+    var gainSigma: Double = SimulationConfig().gatewayGainSigma
+
+    /// The interval range, or nil when the text is not one.
+    var advertIntervalRange: ClosedRange<Double>? {
+        let parts = advertInterval.split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
+        guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil, low <= high,
+              low >= 0.02, high <= 10 else { return nil }
+        return low...high
+    }
+
+    func validate() throws {
+        func check(_ value: Double, _ range: ClosedRange<Double>, _ flag: String) throws {
+            guard range.contains(value) else { throw ValidationError("\(flag) \(value) is not \(range.lowerBound)…\(range.upperBound)") }
+        }
+        try check(arrivalInterval, 0.1...86_400, "--arrival-interval")
+        try check(linger, 0.1...86_400, "--linger")
+        try check(sectionsPerVisit, 1...1000, "--sections-per-visit")
+        try check(boundaryShare, 0...1, "--boundary-share")
+        guard advertIntervalRange != nil else {
+            throw ValidationError("--advert-interval \(advertInterval) is not SECONDS or MIN-MAX within 0.02…10 (e.g. 0.1-1)")
+        }
+        try check(shadowSigma, 0...20, "--shadow-sigma")
+        try check(wallLoss, 0...40, "--wall-loss")
+        try check(bodyLoss, 0...40, "--body-loss")
+        try check(packetLoss, 0...0.99, "--packet-loss")
+        try check(scanDutyCycle, 0.01...1, "--scan-duty-cycle")
+        try check(gainSigma, 0...20, "--gain-sigma")
+    }
+
+    /// Sets these knobs in `config`.
+    func apply(to config: inout SimulationConfig) {
+        config.arrivalInterval = arrivalInterval
+        config.lingerSeconds = linger
+        config.sectionsPerVisit = sectionsPerVisit
+        config.boundaryShare = boundaryShare
+        config.advertInterval = advertIntervalRange ?? config.advertInterval
+        config.shadowSigma = shadowSigma
+        config.wallLoss = wallLoss
+        config.bodyLoss = bodyLoss
+        config.packetLoss = packetLoss
+        config.scanDutyCycle = scanDutyCycle
+        config.gatewayGainSigma = gainSigma
+    }
+}

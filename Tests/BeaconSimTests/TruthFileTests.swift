@@ -1,0 +1,41 @@
+import BeaconCore
+import BeaconWire
+import Foundation
+import TestSupport
+import Testing
+@testable import BeaconSim
+
+/// Reading the evaluator's inputs: repeats dropped, impossible times refused.
+@Suite("Evaluator inputs")
+struct TruthFileTests {
+    let dev = try! DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1")
+    let t0: Int64 = 1_790_000_000_000
+
+    func event(_ kind: RegionTransition, _ region: RegionScope, at s: Int64, seq: UInt64) -> String {
+        let e = RegionEvent(kind: kind, region: region, device: dev, uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", storeName: "S",
+                            time: t0 + s * 1000, proximity: .near, confidence: 0.9, sequence: seq)
+        return TopicScheme.standard.string(for: e.topic) + " " + String(decoding: e.encoded(), as: UTF8.self)
+    }
+
+    @Test("an event delivered twice counts once (dev, major, seq), and an enter repeated with a new seq counts twice")
+    func repeats() throws {
+        let shoes = SectionRef(store: 1, section: 2)
+        let lines = [event(.enter, .store(1), at: 0, seq: 1), event(.enter, .section(shoes), at: 0, seq: 2),
+                     event(.enter, .section(shoes), at: 0, seq: 2), event(.enter, .store(1), at: 0, seq: 1),
+                     event(.exit, .section(shoes), at: 50, seq: 4), event(.enter, .section(shoes), at: 60, seq: 6)]
+        let path = try TestDirectory.make("truth").appendingPathComponent("events.txt").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let (events, last) = try TruthFile.readEvents(path: path, scheme: .standard)
+        #expect(events.map(\.time) == [t0, t0, t0 + 50_000, t0 + 60_000])
+        #expect(last == t0 + 60_000)
+    }
+
+    @Test("a truth time outside 2000–2100 is refused with its line, not left to overflow")
+    func truthTimes() throws {
+        let path = try TestDirectory.make("truth").appendingPathComponent("truth.jsonl").path
+        let good = #"{"t":1790000000000,"dev":"ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1","major":1,"minor":2}"#
+        let bad = #"{"t":-9223372036854775800,"dev":"ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1","major":null,"minor":null}"#
+        try (good + "\n" + bad + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        #expect { _ = try TruthFile.read(path: path) } throws: { "\($0)".contains(":2:") && "\($0)".contains("2000 and 2100") }
+    }
+}
