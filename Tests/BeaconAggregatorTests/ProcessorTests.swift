@@ -159,6 +159,22 @@ struct ProcessorTests {
         #expect(p.engine.latestEventTime == last + 13_000 - 20_000)
     }
 
+    @Test("live mode refuses a batch further ahead than gateway_silence_s − lateness_s − 1 s (12 s): it would silence every other gateway")
+    func futureBound() throws {
+        var p = try Self.processor()
+        var out: [Outbound] = []
+        #expect(p.maxFuture == 12_000)
+        func batch(_ seq: UInt64, ahead: Int64) -> [UInt8] {
+            SightingBatch(gateway: try! GatewayID("gw-a"), sequence: seq, sent: Self.t0 + ahead, sightings: []).encoded()
+        }
+        #expect(p.handle(topic: "beaconnet/sightings/1/gw-a", payload: batch(1, ahead: 12_000), now: Self.t0, into: &out) == .accepted)
+        guard case .rejected(let reason, _) = p.handle(topic: "beaconnet/sightings/1/gw-a", payload: batch(2, ahead: 13_000), now: Self.t0, into: &out) else {
+            Issue.record("accepted a batch 13 s ahead")
+            return
+        }
+        #expect(reason == "future_time")
+    }
+
     @Test("a gateway status from the future is refused in live mode, like a batch")
     func futureStatus() throws {
         var p = try Self.processor()

@@ -39,9 +39,16 @@ public struct MessageProcessor {
     public static let maxSightingAge: Int64 = 60_000
     /// ...and this much newer (clock jitter inside one edge), ms.
     public static let maxSightingLead: Int64 = 2_000
-    /// A batch `sent` further than this ahead of the aggregator's clock is refused, ms: one wrong
-    /// gateway clock must not drag the watermark forward and exit everyone.
-    public static let maxFuture: Int64 = 30_000
+    /// A batch `sent` (or a status `t`) further than this ahead of the aggregator's clock is
+    /// refused, ms. One gateway's clock drags the chain's watermark forward by its lead: a lead
+    /// beyond `gateway_silence_s − lateness_s` would make every other gateway look silent and
+    /// their devices `unknown`, so the bound stays a second inside that (12 s by default), and at
+    /// most 30 s.
+    public var maxFuture: Int64 {
+        let tuning = engine.chain.tuning
+        let room = Int64((tuning.gatewaySilenceSeconds - tuning.latenessSeconds) * 1000) - 1000
+        return min(30_000, max(1000, room))
+    }
 
     /// What the status topic reports.
     public struct Counters: Sendable, Equatable {
@@ -107,7 +114,7 @@ public struct MessageProcessor {
             guard status.gateway == gateway else {
                 return reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(status.gateway) ≠ topic gateway \(gateway)", field: "gw", payload: payload, now: now, into: &out)
             }
-            if let now, let t = status.time, t > now + Self.maxFuture {
+            if let now, let t = status.time, t > now + maxFuture {
                 return reject(topic: topic, reason: "future_time", detail: "t \(t) is \((t - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "t", payload: payload, now: now, into: &out)
             }
             var outputs: [EngineOutput] = []
@@ -156,7 +163,7 @@ public struct MessageProcessor {
         guard batch.gateway == gateway else {
             return (reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(batch.gateway) ≠ topic gateway \(gateway): spoofed or misconfigured edge", field: "gw", payload: payload, now: now, into: &out), [])
         }
-        if let now, batch.sent > now + Self.maxFuture {
+        if let now, batch.sent > now + maxFuture {
             return (reject(topic: topic, reason: "future_time", detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)", field: "sent", payload: payload, now: now, into: &out), [])
         }
         // One absurd timestamp costs that sighting, not its batch; the reject is booked before the
