@@ -61,12 +61,16 @@ extension AggregationEngine {
 
     /// How long a device inside has gone unheard by gateways that were listening.
     enum SilenceEvidence {
-        /// A gateway that heard it near the end is alive: the longest time one of them has
-        /// listened since (its batches, heartbeats included, say up to when) without hearing it.
+        /// Gateways that heard it near the end are alive: how long all of them have listened since
+        /// (their batches, heartbeats included, say up to when) without hearing it — the shortest
+        /// of their silences, since the one that has reported least far (a long batch window, a
+        /// clock behind) may yet report the device.
         case listening(quiet: Int64)
         /// Every gateway that heard it near the end is down (restored after a restart: every
         /// gateway of its section). With every other gateway of the store alive, how long all of
-        /// them have listened without hearing it; nil while one of them is down too.
+        /// them have listened without hearing it; nil while one of them is down too. Gateways
+        /// never heard from (not installed yet) and gateways already down when the device was last
+        /// heard are not waited for.
         case deaf(quiet: Int64?)
     }
 
@@ -88,7 +92,7 @@ extension AggregationEngine {
                 any = true
                 let gateway = gateways[Int(link.gateway)]
                 guard gateway.isOnline(at: w, silence: silence) else { continue }
-                best = max(best ?? quiet(gateway), quiet(gateway))
+                best = min(best ?? quiet(gateway), quiet(gateway))
             }
             return (best, any)
         }
@@ -98,11 +102,14 @@ extension AggregationEngine {
         let section = tracks[ti].section
         let standIns = anyRecent ? [] : (section >= 0 ? chain.sections[section].gateways : chain.stores[store].gateways)
         var best: Int64?
-        for g in standIns where gateways[g].isOnline(at: w, silence: silence) { best = max(best ?? quiet(gateways[g]), quiet(gateways[g])) }
+        for g in standIns where gateways[g].isOnline(at: w, silence: silence) { best = min(best ?? quiet(gateways[g]), quiet(gateways[g])) }
         if let best { return .listening(quiet: best) }
         var from = lastSeen, to = w, others = 0
         for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, since: since) && !standIns.contains(g) {
-            guard gateways[g].isOnline(at: w, silence: silence) else { return .deaf(quiet: nil) }
+            let gateway = gateways[g]
+            let up = gateway.isOnline(at: w, silence: silence)
+            if !up && !gateway.wasReporting(at: lastSeen, silence: silence) { continue }
+            guard up else { return .deaf(quiet: nil) }
             from = max(from, gateways[g].aliveSince)
             to = min(to, gateways[g].lastBatch)
             others += 1

@@ -130,21 +130,22 @@ public struct AggregationEngine: Sendable {
             return .duplicate
         }
         statistics.batches += 1
-        gateways[g].noteAlive(at: sent, silence: Int64(tuning.gatewaySilenceSeconds * 1000))
+        gateways[g].noteBatch(sent: sent)
         feed(&self, g, &out)
         noteEventTime(sent, into: &out)
         return .accepted
     }
 
     /// An explicit gateway status (`online`, or the Last Will's `offline`) at event time `time`.
+    ///
+    /// A status says whether the edge's connection is up, not what its scanner heard: `online`
+    /// only clears an offline status (the gateway counts as alive again with its next batch's
+    /// coverage), and a status does not move event time — its time is the edge's "now", which can
+    /// be ahead of batches still queued behind it (an edge reconnecting sends `online` first and
+    /// its buffered batches after). The next batch, or the service's tick, runs the sweep.
     public mutating func gatewayStatus(_ id: GatewayID, online: Bool, at time: Int64, into out: inout [EngineOutput]) {
         guard let g = chain.gatewayIndex[id] else { return }
-        if online {
-            gateways[g].noteAlive(at: time, silence: Int64(tuning.gatewaySilenceSeconds * 1000))
-        } else {
-            gateways[g].reportedOffline = true
-        }
-        noteEventTime(time, into: &out)
+        gateways[g].reportedOffline = !online
     }
 
     /// Moves event time forward with no traffic (the service's clock when the chain is idle, or the
@@ -161,10 +162,13 @@ public struct AggregationEngine: Sendable {
         guard latestEventTime != .min else { return }
         let silence = Int64(tuning.gatewaySilenceSeconds * 1000)
         let alive = gateways.indices.filter { gateways[$0].isOnline(at: latestEventTime, silence: silence) }
+        // A heartbeat a second until every device still heard would have exited (the exit timeout
+        // and the lateness past the end), then one step to `time`: a day's drain costs a minute's.
+        let settled = latestEventTime + Int64((tuning.exitTimeoutSeconds + tuning.latenessSeconds) * 1000) + 2000
         var t = latestEventTime
         while t < time {
-            t = min(t + 1000, time)
-            for g in alive { gateways[g].noteAlive(at: t, silence: silence) }
+            t = t < settled ? min(t + 1000, time) : time
+            for g in alive { gateways[g].noteHeartbeat(at: t) }
             noteEventTime(t, into: &out)
         }
     }

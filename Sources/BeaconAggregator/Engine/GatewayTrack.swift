@@ -40,10 +40,18 @@ struct GatewayTrack: Sendable {
     /// heartbeat, says the gateway listened up to then: its silence about a device is evidence up
     /// to this time, not beyond.
     var lastBatch: Int64 = .min
-    /// Event time since when the gateway has been alive without a break (its first batch or
-    /// `online` after an offline status, a silence, or this process's start): its silence about a
-    /// device counts only from here.
+    /// Event time since when the gateway's batches have covered time without a break: from its
+    /// first batch in this process, or the first after a gap longer than three of its batch
+    /// windows (it stopped producing them: an edge restart, a stall). Its silence about a device
+    /// counts only from here. A lost heartbeat or two, or an outage whose batches the edge kept and
+    /// sent later, is no break.
     var aliveSince: Int64 = .min
+    /// The gateway's batch window as its batches show it, ms (0 until two consecutive batches
+    /// arrived): a moving average of the `sent` steps between consecutive `seq`s. An edge
+    /// configured with a long window (`batch_window_ms`) is silent that long between heartbeats.
+    private(set) var interval: Int64 = 0
+    /// The last booked batch was the next `seq` of its run.
+    private var contiguous = false
     /// Set by an explicit offline status (the edge's Last Will); cleared by any batch or online status.
     var reportedOffline = false
     /// The gateway's reception floor: a running estimate of the 1st percentile of the calibrated
@@ -98,6 +106,7 @@ struct GatewayTrack: Sendable {
         if run.epoch == nil, let epoch { run.epoch = epoch }  // an edge upgraded in place, or a resumed snapshot
         if seq > run.highest {
             let gap = seq - run.highest
+            contiguous = gap == 1
             if gapIsRestart {
                 restartGap += gap - 1
                 gapIsRestart = false
@@ -132,6 +141,7 @@ struct GatewayTrack: Sendable {
     }
 
     /// Marks `seq` received in `window` if it is new there (moving the window up for a higher one).
+    /// (Used only for the previous run's batches, which never move ``lastBatch``.)
     private static func take(_ seq: UInt64, into window: inout Window) -> Bool {
         if seq > window.highest {
             let gap = seq - window.highest
@@ -157,6 +167,10 @@ struct GatewayTrack: Sendable {
     private mutating func restart(seq: UInt64, sent: Int64, epoch: Int64?) -> Verdict {
         gapIsRestart = false
         restarts += 1
+        // A new edge run: its window may be configured differently, and its coverage starts now.
+        interval = 0
+        contiguous = false
+        aliveSince = sent
         previous = current
         current = Window(epoch: epoch, highest: seq, newestSent: sent)
         received += 1
@@ -164,14 +178,39 @@ struct GatewayTrack: Sendable {
     }
 
     /// Whether the gateway counts as alive at event time `now`.
+    /// Silent for `silence` (`gateway_silence_s`) or for three of its batch windows, whichever is
+    /// longer, or offline by its Last Will: down.
     func isOnline(at now: Int64, silence: Int64) -> Bool {
-        !reportedOffline && lastBatch != .min && now - lastBatch <= silence
+        !reportedOffline && lastBatch != .min && now - lastBatch <= max(silence, 3 * interval)
     }
 
-    /// Books a sign of life (a batch sent, an `online` status) at event time `time`.
-    mutating func noteAlive(at time: Int64, silence: Int64) {
-        if !isOnline(at: time, silence: silence) { aliveSince = time }
-        reportedOffline = false
+    /// Whether its batches were still arriving around event time `time` (its last one no older
+    /// than its silence bound then, or later); false for a gateway never heard from.
+    func wasReporting(at time: Int64, silence: Int64) -> Bool {
+        lastBatch != .min && lastBatch >= time - max(silence, 3 * interval)
+    }
+
+    /// A heartbeat assumed at `time` (`replay --drain`): the gateway listened up to then.
+    mutating func noteHeartbeat(at time: Int64) {
         lastBatch = max(lastBatch, time)
+    }
+
+    /// Books an accepted batch sent at `sent` (call after ``book(seq:sent:epoch:)``).
+    mutating func noteBatch(sent: Int64) {
+        guard lastBatch != .min else {
+            aliveSince = sent
+            contiguous = false
+            reportedOffline = false
+            lastBatch = sent
+            return
+        }
+        let step = sent - lastBatch
+        if contiguous, step > 0, interval == 0 || step <= 4 * interval {
+            interval = interval == 0 ? step : (7 * interval + step) / 8
+        }
+        if step > 3 * max(interval, 1000) { aliveSince = max(aliveSince, sent) }
+        contiguous = false
+        reportedOffline = false
+        lastBatch = max(lastBatch, sent)
     }
 }
