@@ -44,6 +44,22 @@ struct SilenceTests {
         #expect(d.states.allSatisfy { $0.state == .outside }, "\(d.states.map(\.state))")
     }
 
+    @Test("a long window whose busy batches are sealed early (two batches a window) is still known as long")
+    func splitWindows() throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
+        let window: Int64 = 20_000
+        var t = t0
+        while t < t0 + 600_000 {
+            let heard = t < t0 + 60_000
+            // The edge seals a window early at 3 000 sightings and sends the rest at its end.
+            d.batch("gw-h", sent: t + 3_000, heard ? stride(from: t, to: t + 3_000, by: 250).map { (Fixture.tag, $0, -60) } : [])
+            d.batch("gw-h", sent: t + window, heard ? stride(from: t + 3_000, to: t + window, by: 250).map { (Fixture.tag, $0, -60) } : [])
+            t += window
+        }
+        #expect(d.transitions == ["enter 2", "enter 2/1", "exit 2/1", "exit 2"])
+        #expect(!d.states.contains { $0.state == .unknown }, "\(d.states.map(\.state))")
+    }
+
     @Test("lost heartbeats (one in three) do not restart a device's silence")
     func lostHeartbeats() throws {
         for window in [1_000, 10_000] as [Int64] {

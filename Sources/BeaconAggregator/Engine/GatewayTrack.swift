@@ -47,8 +47,9 @@ struct GatewayTrack: Sendable {
     /// sent later, is no break.
     var aliveSince: Int64 = .min
     /// The gateway's batch window as its batches show it, ms (0 until two consecutive batches
-    /// arrived): a moving average of the `sent` steps between consecutive `seq`s. An edge
-    /// configured with a long window (`batch_window_ms`) is silent that long between heartbeats.
+    /// arrived): the longest recent `sent` step between consecutive `seq`s, decaying by an eighth
+    /// per step. An edge configured with a long window (`batch_window_ms`) is silent that long
+    /// between heartbeats.
     private(set) var interval: Int64 = 0
     /// The last booked batch was the next `seq` of its run.
     private var contiguous = false
@@ -205,10 +206,13 @@ struct GatewayTrack: Sendable {
             return
         }
         let step = sent - lastBatch
-        if contiguous, step > 0, interval == 0 || step <= 4 * interval {
-            interval = interval == 0 ? step : (7 * interval + step) / 8
-        }
+        // Judged against the window known before this step, which may itself be the gap.
         if step > 3 * max(interval, 1000) { aliveSince = max(aliveSince, sent) }
+        if contiguous, step > 0 {
+            // A slowly decaying maximum: a window sealed early (over 3 000 sightings, the rest in
+            // a second batch) makes a short step that must not shrink the window much.
+            interval = max(step, interval - interval / 8)
+        }
         contiguous = false
         reportedOffline = false
         lastBatch = max(lastBatch, sent)
