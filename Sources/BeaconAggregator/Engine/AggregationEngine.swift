@@ -131,6 +131,7 @@ public struct AggregationEngine: Sendable {
         }
         statistics.batches += 1
         gateways[g].noteBatch(sent: sent)
+        gateways[g].arrivedAt = max(gateways[g].arrivedAt, latestEventTime, sent)
         feed(&self, g, &out)
         noteEventTime(sent, into: &out)
         return .accepted
@@ -296,7 +297,8 @@ public struct AggregationEngine: Sendable {
                 if tracks[ti].state == .unknown {
                     // A gateway hears it again: it never left. No enter event, only the state.
                     tracks[ti].state = .inside
-                    tracks[ti].stateSince = t
+                    // Not before the unknown spell it ends (a batch can carry older sightings).
+                    tracks[ti].stateSince = max(t, tracks[ti].stateSince)
                     decideSection(ti, at: t, into: &out)
                     emitState(ti, at: t, into: &out)
                 } else {

@@ -51,8 +51,14 @@ struct GatewayTrack: Sendable {
     /// per step. An edge configured with a long window (`batch_window_ms`) is silent that long
     /// between heartbeats.
     private(set) var interval: Int64 = 0
-    /// The last booked batch was the next `seq` of its run.
-    private var contiguous = false
+    /// How many `seq`s the last booked batch advanced its run by (0: it did not, e.g. a late one).
+    private var advance: UInt64 = 0
+    /// The chain's event time when its last batch was processed: a gateway whose batches keep
+    /// coming is alive even if its own clock (`sent`) lags the chain's (a clock behind, a slow
+    /// bridge); only its coverage lags with it.
+    var arrivedAt: Int64 = .min
+    /// The longest batch window an edge accepts (`batch_window_ms` ≤ 60 000), ms.
+    static let maxInterval: Int64 = 60_000
     /// Set by an explicit offline status (the edge's Last Will); cleared by any batch or online status.
     var reportedOffline = false
     /// The gateway's reception floor: a running estimate of the 1st percentile of the calibrated
@@ -107,12 +113,14 @@ struct GatewayTrack: Sendable {
         if run.epoch == nil, let epoch { run.epoch = epoch }  // an edge upgraded in place, or a resumed snapshot
         if seq > run.highest {
             let gap = seq - run.highest
-            contiguous = gap == 1
+            advance = gap
+            // Saturating: `seq` may be anything up to 2^53 − 1, and a crafted stream of restarts
+            // must not overflow the counters.
             if gapIsRestart {
-                restartGap += gap - 1
+                restartGap = restartGap.addingReportingOverflow(gap - 1).overflow ? .max : restartGap + (gap - 1)
                 gapIsRestart = false
             } else {
-                lost += gap - 1
+                lost = lost.addingReportingOverflow(gap - 1).overflow ? .max : lost + (gap - 1)
             }
             run.bits = gap >= 64 ? 1 : (run.bits << gap) | 1
             run.highest = seq
@@ -170,8 +178,8 @@ struct GatewayTrack: Sendable {
         restarts += 1
         // A new edge run: its window may be configured differently, and its coverage starts now.
         interval = 0
-        contiguous = false
-        aliveSince = sent
+        advance = 0
+        aliveSince = max(aliveSince, sent)
         previous = current
         current = Window(epoch: epoch, highest: seq, newestSent: sent)
         received += 1
@@ -182,7 +190,8 @@ struct GatewayTrack: Sendable {
     /// Silent for `silence` (`gateway_silence_s`) or for three of its batch windows, whichever is
     /// longer, or offline by its Last Will: down.
     func isOnline(at now: Int64, silence: Int64) -> Bool {
-        !reportedOffline && lastBatch != .min && now - lastBatch <= max(silence, 3 * interval)
+        let bound = max(silence, 3 * interval)
+        return !reportedOffline && lastBatch != .min && (now - lastBatch <= bound || now - arrivedAt <= bound)
     }
 
     /// Whether its batches were still arriving around event time `time` (its last one no older
@@ -200,20 +209,24 @@ struct GatewayTrack: Sendable {
     mutating func noteBatch(sent: Int64) {
         guard lastBatch != .min else {
             aliveSince = sent
-            contiguous = false
+            advance = 0
             reportedOffline = false
             lastBatch = sent
             return
         }
         let step = sent - lastBatch
-        // Judged against the window known before this step, which may itself be the gap.
+        // Judged against the window known before this step, which may itself be the gap. Two
+        // windows lost or swapped on the way are no break; more are a hole in what it reported.
         if step > 3 * max(interval, 1000) { aliveSince = max(aliveSince, sent) }
-        if contiguous, step > 0 {
-            // A slowly decaying maximum: a window sealed early (over 3 000 sightings, the rest in
-            // a second batch) makes a short step that must not shrink the window much.
-            interval = max(step, interval - interval / 8)
+        // A step over batches lost or reordered on the way counts as that many windows.
+        let windows = Int64(clamping: max(advance, 1))
+        if advance > 0, step > 0 {
+            // A slowly decaying maximum of the step per `seq`: a window sealed early (over 3 000
+            // sightings, the rest in a second batch) makes a short step that must not shrink the
+            // window much; no edge window is longer than a minute.
+            interval = min(Self.maxInterval, max(step / windows, interval - interval / 8))
         }
-        contiguous = false
+        advance = 0
         reportedOffline = false
         lastBatch = max(lastBatch, sent)
     }

@@ -182,11 +182,13 @@ public struct MessageProcessor {
             let observations = UnsafeBufferPointer(rebasing: buffer[..<count])
             if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, observations: observations, into: &outputs) == .accepted {
                 counters.sightings += UInt64(count)
-                counters.newestSent = max(counters.newestSent, batch.sent)
                 if let now {
                     lastArrival = now
-                    deliveryLag = max(0, now - batch.sent)
+                    // The lag of the chain's newest data, not of whatever came last: one late
+                    // batch (a spill file emptying) must not hold the tick back by its age.
+                    if batch.sent >= counters.newestSent { deliveryLag = max(0, now - batch.sent) }
                 }
+                counters.newestSent = max(counters.newestSent, batch.sent)
             }
             return badTime
         }
