@@ -7,6 +7,22 @@ extension AggregationEngine {
     mutating func sweep(at w: Int64, into out: inout [EngineOutput]) {
         let silence = Int64(tuning.gatewaySilenceSeconds * 1000)
         let timeout = Int64(tuning.exitTimeoutSeconds * 1000)
+        // Per store, up to when all its live gateways have reported (the earliest last batch): a
+        // device's silence is evidence only up to there — a gateway with a long window or a clock
+        // behind may yet report it, whichever gateway heard it last.
+        // In the first minute after start a gateway not heard yet may be one with a long window
+        // still filling its first: it holds the store's silences at the start until it reports.
+        var heardTo = [Int64](repeating: .max, count: chain.stores.count)
+        let starting = firstEventTime != .min && w - firstEventTime <= GatewayTrack.maxInterval
+        for (store, entry) in chain.stores.enumerated() {
+            for g in entry.gateways {
+                if gateways[g].isOnline(at: w, silence: silence) {
+                    heardTo[store] = min(heardTo[store], gateways[g].coveredTo(at: w))
+                } else if starting && gateways[g].lastBatch == .min {
+                    heardTo[store] = min(heardTo[store], firstEventTime)
+                }
+            }
+        }
         for ti in tracks.indices {
             switch tracks[ti].state {
             case .outside:
@@ -14,7 +30,7 @@ extension AggregationEngine {
                     forget(ti)
                 }
             case .inside, .unknown:
-                switch silenceEvidence(ti, at: w, silence: silence) {
+                switch silenceEvidence(ti, at: w, silence: silence, heardTo: heardTo[tracks[ti].store]) {
                 case .listening(let quiet):
                     if quiet > exitThreshold(ti) {
                         exitStore(ti, at: w, into: &out)
@@ -61,64 +77,73 @@ extension AggregationEngine {
 
     /// How long a device inside has gone unheard by gateways that were listening.
     enum SilenceEvidence {
-        /// Gateways that heard it near the end are alive: how long all of them have listened since
-        /// (their batches, heartbeats included, say up to when) without hearing it — the shortest
-        /// of their silences, since the one that has reported least far (a long batch window, a
-        /// clock behind) may yet report the device.
+        /// A gateway that heard it lately is alive: how long every live gateway of the store has
+        /// listened (their batches, heartbeats included, say up to when) since the device's last
+        /// sighting, or since a gateway that heard it lately came back, without hearing it.
         case listening(quiet: Int64)
-        /// Every gateway that heard it near the end is down (restored after a restart: every
-        /// gateway of its section). With every other gateway of the store alive, how long all of
-        /// them have listened without hearing it; nil while one of them is down too. Gateways
-        /// never heard from (not installed yet) and gateways already down when the device was last
-        /// heard are not waited for.
+        /// Every gateway that heard it lately is down (restored after a restart: every gateway of
+        /// its section). With every other gateway of the store alive, how long all of them have
+        /// listened without hearing it; nil while one of them is down too. Gateways never heard
+        /// from (not installed yet) and gateways already down when the device was last heard are
+        /// not waited for.
         case deaf(quiet: Int64?)
     }
 
-    /// A silence is evidence only while someone listens: a gateway's silence about a device counts
-    /// from when it last heard the device or came back alive, whichever is later, up to its last
-    /// batch — not up to the watermark, which a late backlog, the service's clock or another
-    /// store's gateway may have moved past what this gateway has reported.
+    /// A silence is evidence only while someone listens. It counts from the device's last sighting
+    /// in its store, or from the latest return (or hole in the batches) of a live gateway that
+    /// heard it lately, up to the earliest last batch of the store's live gateways (`heardTo`, see
+    /// ``sweep(at:into:)``) — not up to the watermark, which a late backlog, the service's clock
+    /// or another store's gateway may have moved past what they have reported. A gateway heard
+    /// the device "lately" if within `stale_after_s`, or two of its batch windows, of its last
+    /// sighting.
     ///
     /// Runs for every device inside at every sweep: it reads the track's scalars and borrows its
     /// links rather than copying the track (a copy retains its id and arrays).
-    func silenceEvidence(_ ti: Int, at w: Int64, silence: Int64) -> SilenceEvidence {
+    func silenceEvidence(_ ti: Int, at w: Int64, silence: Int64, heardTo: Int64) -> SilenceEvidence {
         let store = tracks[ti].store
         let lastSeen = tracks[ti].lastSeenInStore
-        let since = lastSeen - Int64(tuning.staleAfterSeconds * 1000)
-        func quiet(_ gateway: GatewayTrack) -> Int64 { min(w, gateway.lastBatch) - max(lastSeen, gateway.aliveSince) }
-        let (heard, anyRecent): (Int64?, Bool) = tracks[ti].links.withUnsafeBufferPointer { links in
-            var best: Int64?, any = false
-            for link in links where Int(link.store) == store && link.filter.time >= since {
+        let stale = Int64(tuning.staleAfterSeconds * 1000)
+        let (start, anyRecent): (Int64?, Bool) = tracks[ti].links.withUnsafeBufferPointer { links in
+            var start: Int64?, any = false
+            for link in links where Int(link.store) == store && isRecent(link, lastSeen: lastSeen, stale: stale) {
                 any = true
                 let gateway = gateways[Int(link.gateway)]
-                guard gateway.isOnline(at: w, silence: silence) else { continue }
-                best = min(best ?? quiet(gateway), quiet(gateway))
+                if gateway.isOnline(at: w, silence: silence) { start = max(start ?? lastSeen, gateway.aliveSince) }
             }
-            return (best, any)
+            return (start, any)
         }
-        if let heard { return .listening(quiet: heard) }
+        if let start { return .listening(quiet: min(w, heardTo) - start) }
         // Restored after a restart, a device has no links yet: its section's gateways (or, with
         // no section, its store's) stand in for the ones that heard it.
         let section = tracks[ti].section
         let standIns = anyRecent ? [] : (section >= 0 ? chain.sections[section].gateways : chain.stores[store].gateways)
-        var best: Int64?
-        for g in standIns where gateways[g].isOnline(at: w, silence: silence) { best = min(best ?? quiet(gateways[g]), quiet(gateways[g])) }
-        if let best { return .listening(quiet: best) }
+        var standInFrom: Int64?
+        for g in standIns where gateways[g].isOnline(at: w, silence: silence) { standInFrom = max(standInFrom ?? lastSeen, gateways[g].aliveSince) }
+        if let standInFrom { return .listening(quiet: min(w, heardTo) - standInFrom) }
         var from = lastSeen, to = w, others = 0
-        for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, since: since) && !standIns.contains(g) {
+        for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, lastSeen: lastSeen, stale: stale) && !standIns.contains(g) {
             let gateway = gateways[g]
             let up = gateway.isOnline(at: w, silence: silence)
             if !up && !gateway.wasReporting(at: lastSeen, silence: silence) { continue }
             guard up else { return .deaf(quiet: nil) }
             from = max(from, gateways[g].aliveSince)
-            to = min(to, gateways[g].lastBatch)
+            to = min(to, gateways[g].coveredTo(at: w))
             others += 1
         }
         return .deaf(quiet: others > 0 ? to - from : nil)
     }
 
-    func hasRecentLink(_ ti: Int, gateway g: Int, since: Int64) -> Bool {
-        tracks[ti].links.contains { Int($0.gateway) == g && $0.filter.time >= since }
+    /// Whether `link`'s gateway heard the device lately: within `stale_after_s`, or two of its
+    /// batch windows (two minutes before its window is known), of the device's last sighting in
+    /// the store.
+    @inline(__always)
+    func isRecent(_ link: Link, lastSeen: Int64, stale: Int64) -> Bool {
+        let interval = gateways[Int(link.gateway)].interval
+        return link.filter.time >= lastSeen - max(stale, 2 * (interval > 0 ? interval : GatewayTrack.maxInterval))
+    }
+
+    func hasRecentLink(_ ti: Int, gateway g: Int, lastSeen: Int64, stale: Int64) -> Bool {
+        tracks[ti].links.contains { Int($0.gateway) == g && isRecent($0, lastSeen: lastSeen, stale: stale) }
     }
 
     mutating func flushOccupancy(at w: Int64, into out: inout [EngineOutput]) {

@@ -41,6 +41,8 @@ public struct AggregationEngine: Sendable {
 
     /// Latest event time seen (sightings and batch `sent`), ms.
     public private(set) var latestEventTime: Int64 = .min
+    /// The first event time seen (this process's start, in event time), ms.
+    var firstEventTime: Int64 = .min
     /// The watermark: time-driven decisions have been made up to here, ms.
     public private(set) var watermark: Int64 = .min
     var lastSweep: Int64 = .min
@@ -210,6 +212,7 @@ public struct AggregationEngine: Sendable {
 
     mutating func noteEventTime(_ time: Int64, into out: inout [EngineOutput]) {
         guard time > latestEventTime else { return }
+        if firstEventTime == .min { firstEventTime = time }
         latestEventTime = time
         let w = time - Int64(tuning.latenessSeconds * 1000)
         if w > watermark { watermark = w }

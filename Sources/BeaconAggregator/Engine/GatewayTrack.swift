@@ -59,6 +59,14 @@ struct GatewayTrack: Sendable {
     var arrivedAt: Int64 = .min
     /// The longest batch window an edge accepts (`batch_window_ms` ≤ 60 000), ms.
     static let maxInterval: Int64 = 60_000
+    /// Batches skipped by the sequence and not arrived yet: while any are missing (for at most
+    /// ``holeUntil``), what the gateway reported on stops at ``holeFrom``: a batch swapped on the
+    /// way, or lost, may have carried a device.
+    private var missing: UInt64 = 0
+    private var holeFrom: Int64 = .min
+    private var holeUntil: Int64 = .min
+    /// How long a hole in the sequence holds the gateway's coverage back, ms.
+    static let holeWait: Int64 = 5_000
     /// Set by an explicit offline status (the edge's Last Will); cleared by any batch or online status.
     var reportedOffline = false
     /// The gateway's reception floor: a running estimate of the 1st percentile of the calibrated
@@ -114,6 +122,17 @@ struct GatewayTrack: Sendable {
         if seq > run.highest {
             let gap = seq - run.highest
             advance = gap
+            if gap > 1 {
+                // A hole: wait 5 s for the missing batches (reordering on the way is far quicker;
+                // a batch lost is lost); a hole whose wait is over closes, and this one starts
+                // afresh.
+                if missing == 0 || sent > holeUntil {
+                    holeFrom = run.newestSent
+                    holeUntil = sent + Self.holeWait
+                    missing = 0
+                }
+                missing = missing.addingReportingOverflow(gap - 1).overflow ? .max : missing + (gap - 1)
+            }
             // Saturating: `seq` may be anything up to 2^53 − 1, and a crafted stream of restarts
             // must not overflow the counters.
             if gapIsRestart {
@@ -140,6 +159,7 @@ struct GatewayTrack: Sendable {
             }
             run.bits |= 1 << age
             current = run
+            if missing > 0 { missing -= 1 }
             if lost > 0 { lost -= 1 } else if restartGap > 0 { restartGap -= 1 }
             received += 1
             return .accept
@@ -179,6 +199,7 @@ struct GatewayTrack: Sendable {
         // A new edge run: its window may be configured differently, and its coverage starts now.
         interval = 0
         advance = 0
+        missing = 0
         aliveSince = max(aliveSince, sent)
         previous = current
         current = Window(epoch: epoch, highest: seq, newestSent: sent)
@@ -187,18 +208,31 @@ struct GatewayTrack: Sendable {
     }
 
     /// Whether the gateway counts as alive at event time `now`.
-    /// Silent for `silence` (`gateway_silence_s`) or for three of its batch windows, whichever is
-    /// longer, or offline by its Last Will: down.
+    /// Silent (neither its clock nor the chain's moved on by a batch of it) for `silence`
+    /// (`gateway_silence_s`) or ``longestGap``, whichever is longer, or offline by its Last Will:
+    /// down.
     func isOnline(at now: Int64, silence: Int64) -> Bool {
-        let bound = max(silence, 3 * interval)
+        let bound = max(silence, longestGap)
         return !reportedOffline && lastBatch != .min && (now - lastBatch <= bound || now - arrivedAt <= bound)
     }
 
     /// Whether its batches were still arriving around event time `time` (its last one no older
     /// than its silence bound then, or later); false for a gateway never heard from.
     func wasReporting(at time: Int64, silence: Int64) -> Bool {
-        lastBatch != .min && lastBatch >= time - max(silence, 3 * interval)
+        lastBatch != .min && lastBatch >= time - max(silence, longestGap)
     }
+
+    /// Up to when, at event time `w`, the gateway has reported everything it heard: its last
+    /// batch, or, while batches before it are missing (swapped on the way, or lost — given up
+    /// after ``holeWait``), the batch before the hole.
+    func coveredTo(at w: Int64) -> Int64 {
+        missing > 0 && w <= holeUntil ? holeFrom : lastBatch
+    }
+
+    /// The longest normal silence between its batches: three windows, or, before a second batch
+    /// has shown its window, the longest window an edge accepts (so a gateway with a long window
+    /// is not taken for dead during its first one).
+    var longestGap: Int64 { interval > 0 ? 3 * interval : Self.maxInterval }
 
     /// A heartbeat assumed at `time` (`replay --drain`): the gateway listened up to then.
     mutating func noteHeartbeat(at time: Int64) {
