@@ -17,7 +17,10 @@ extension AggregationEngine {
         for (store, entry) in chain.stores.enumerated() {
             for g in entry.gateways {
                 if gateways[g].isOnline(at: w, silence: silence) {
-                    heardTo[store] = min(heardTo[store], gateways[g].coveredTo(at: w))
+                    // A gateway whose reports lag the chain beyond its usual gap (a clock far
+                    // behind) holds only the devices it heard itself (see silenceEvidence).
+                    let covered = gateways[g].coveredTo(at: w)
+                    if w - covered <= max(silence, gateways[g].longestGap) { heardTo[store] = min(heardTo[store], covered) }
                 } else if starting && gateways[g].lastBatch == .min {
                     heardTo[store] = min(heardTo[store], firstEventTime)
                 }
@@ -103,16 +106,20 @@ extension AggregationEngine {
         let store = tracks[ti].store
         let lastSeen = tracks[ti].lastSeenInStore
         let stale = Int64(tuning.staleAfterSeconds * 1000)
-        let (start, anyRecent): (Int64?, Bool) = tracks[ti].links.withUnsafeBufferPointer { links in
-            var start: Int64?, any = false
+        let (start, own, anyRecent): (Int64?, Int64, Bool) = tracks[ti].links.withUnsafeBufferPointer { links in
+            var start: Int64?, own = Int64.max, any = false
             for link in links where Int(link.store) == store && isRecent(link, lastSeen: lastSeen, stale: stale) {
                 any = true
                 let gateway = gateways[Int(link.gateway)]
-                if gateway.isOnline(at: w, silence: silence) { start = max(start ?? lastSeen, gateway.aliveSince) }
+                guard gateway.isOnline(at: w, silence: silence) else { continue }
+                start = max(start ?? lastSeen, gateway.aliveSince)
+                // Its own silence about the device, on its own clock: what holds a device that a
+                // gateway with a lagging clock still hears.
+                own = min(own, gateway.coveredTo(at: w) - max(link.filter.time, gateway.aliveSince))
             }
-            return (start, any)
+            return (start, own, any)
         }
-        if let start { return .listening(quiet: min(w, heardTo) - start) }
+        if let start { return .listening(quiet: min(min(w, heardTo) - start, own)) }
         // Restored after a restart, a device has no links yet: its section's gateways (or, with
         // no section, its store's) stand in for the ones that heard it.
         let section = tracks[ti].section

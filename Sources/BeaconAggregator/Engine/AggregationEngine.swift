@@ -284,6 +284,9 @@ public struct AggregationEngine: Sendable {
         let t = tracks[ti].lastSeen
         switch tracks[ti].state {
         case .outside:
+            // A sighting from before the exit (a gateway's backlog arriving late) is history, not
+            // evidence of a return: it would re-enter the device behind its own exit.
+            guard o.time > tracks[ti].stateSince else { return }
             if tracks[ti].streetExitStore == store && t - tracks[ti].streetExitAt < Street.reentryGuard {
                 // Seen walking away from this store a moment ago: back in only once it no longer
                 // looks like the street.

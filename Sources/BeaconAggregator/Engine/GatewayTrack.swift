@@ -53,6 +53,8 @@ struct GatewayTrack: Sendable {
     private(set) var interval: Int64 = 0
     /// How many `seq`s the last booked batch advanced its run by (0: it did not, e.g. a late one).
     private var advance: UInt64 = 0
+    /// A new edge run began: its window is learnt afresh from its next step.
+    private var relearn = false
     /// The chain's event time when its last batch was processed: a gateway whose batches keep
     /// coming is alive even if its own clock (`sent`) lags the chain's (a clock behind, a slow
     /// bridge); only its coverage lags with it.
@@ -196,11 +198,13 @@ struct GatewayTrack: Sendable {
     private mutating func restart(seq: UInt64, sent: Int64, epoch: Int64?) -> Verdict {
         gapIsRestart = false
         restarts += 1
-        // A new edge run: its window may be configured differently, and its coverage starts now.
-        interval = 0
+        // A new edge run: its window may be configured differently (learnt again from its next
+        // step); its coverage has a hole only if it was down longer than its usual gap, which
+        // ``noteBatch(sent:)`` judges with the window known so far — a crash-looping edge back in
+        // a second must not restart every silence it heard.
+        relearn = true
         advance = 0
         missing = 0
-        aliveSince = max(aliveSince, sent)
         previous = current
         current = Window(epoch: epoch, highest: seq, newestSent: sent)
         received += 1
@@ -254,7 +258,10 @@ struct GatewayTrack: Sendable {
         if step > 3 * max(interval, 1000) { aliveSince = max(aliveSince, sent) }
         // A step over batches lost or reordered on the way counts as that many windows.
         let windows = Int64(clamping: max(advance, 1))
-        if advance > 0, step > 0 {
+        if relearn {
+            interval = 0
+            relearn = false
+        } else if advance > 0, step > 0 {
             // A slowly decaying maximum of the step per `seq`: a window sealed early (over 3 000
             // sightings, the rest in a second batch) makes a short step that must not shrink the
             // window much; no edge window is longer than a minute.
