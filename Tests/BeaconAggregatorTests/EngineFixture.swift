@@ -47,13 +47,14 @@ struct Driver {
 
     /// One batch from `gw` sent at `sent` (ms) with the given sightings.
     @discardableResult
-    mutating func batch(_ gw: String, sent: Int64, _ sightings: [(DeviceID, Int64, Int)], seq explicit: UInt64? = nil, epoch: Int64? = nil)
+    mutating func batch(_ gw: String, sent: Int64, _ sightings: [(DeviceID, Int64, Int)], seq explicit: UInt64? = nil, epoch: Int64? = nil,
+                        arrival: Int64? = nil)
         -> AggregationEngine.BatchOutcome
     {
         let s = explicit ?? (seq[gw].map { $0 + 1 } ?? 0)
         seq[gw] = max(seq[gw] ?? 0, s)
         let observations = sightings.map { Observation(device: $0.0, time: $0.1, rssi: $0.2, measuredPower: -59) }
-        return engine.ingest(gateway: try! GatewayID(gw), seq: s, sent: sent, epoch: epoch, observations: observations, into: &outputs)
+        return engine.ingest(gateway: try! GatewayID(gw), seq: s, sent: sent, epoch: epoch, arrival: arrival, observations: observations, into: &outputs)
     }
 
     /// Every gateway in `levels` hears `device` at the given RSSI four times a second over

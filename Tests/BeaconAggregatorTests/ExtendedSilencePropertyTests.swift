@@ -27,12 +27,21 @@ struct ExtendedSilencePropertyTests {
     }
     enum Event { case batch(Batch), status(Int, Bool, Int64) }
 
-    /// Mode 1 (the chain-wide broker outage with a staggered reconnect) is a known limit — the
-    /// README says so, and `BrokerOutageTests` shows it; only mode 0 runs here.
-    static let cases: [(Int, Int)] = (0..<200).map { ($0, 0) }
+    @Test("no exit while a batch still carrying the device is on its way; one enter and one exit per visit; every device exits", arguments: 0..<200)
+    func properties(_ seed: Int) throws {
+        try check(seed, mode: 0)
+    }
 
-    @Test("no exit while a batch still carrying the device is on its way; one enter and one exit per visit; every device exits", arguments: ExtendedSilencePropertyTests.cases)
-    func properties(_ seed: Int, _ mode: Int) throws {
+    /// With a chain-wide broker outage on top (mode 1), the live arrival clock keeps the edges that
+    /// reconnect last alive; measured on 2026-11-24 over these 200 seeds: 12 devices still exit
+    /// and re-enter (outage combined with Last Wills or crashes), and 36 exits come later than the
+    /// bound (held until the last edges deliver). Before the arrival clock, 127 seeds failed.
+    @Test("the same with a chain-wide broker outage and a staggered reconnect", .disabled("a known limit (README, Known limits): some seeds still exit and re-enter"), arguments: 0..<200)
+    func propertiesThroughOutage(_ seed: Int) throws {
+        try check(seed, mode: 1)
+    }
+
+    func check(_ seed: Int, mode: Int) throws {
         var random = Random(state: UInt64(seed) &* 104_729 &+ 17)
         let ids = ["gw-a", "gw-b", "gw-b2", "gw-c", "gw-h"]
         let store = [0, 0, 0, 0, 1]
@@ -126,6 +135,12 @@ struct ExtendedSilencePropertyTests {
         var lastArrival: Int64 = .min, deliveryLag: Int64 = 0, newestSent: Int64 = .min
         var connectedSince: Int64? = t0
         var failures = 0
+        // The live service's arrival clock: wall time less the time it was disconnected.
+        func arrivalClock(_ t: Int64) -> Int64 {
+            guard let outage, let outageEnd else { return t }
+            return t - min(max(0, t - outage.0), outageEnd - outage.0)
+        }
+        var reconnected = outage == nil
         for (index, e) in events.enumerated() {
             // The live tick, each second between arrivals.
             if lastArrival != .min {
@@ -135,7 +150,13 @@ struct ExtendedSilencePropertyTests {
                     if !connected { connectedSince = nil } else {
                         let since = connectedSince ?? tick
                         connectedSince = since
-                        if tick - since >= 2000 && tick - lastArrival >= 2000 { d.engine.advance(to: tick - deliveryLag, into: &d.outputs) }
+                        if !reconnected, let outageEnd, tick >= outageEnd {
+                            reconnected = true
+                            d.engine.noteReconnect(arrival: arrivalClock(tick))
+                        }
+                        if tick - since >= 2000 && tick - lastArrival >= 2000 {
+                            d.engine.advance(to: tick - deliveryLag, arrival: arrivalClock(tick), into: &d.outputs)
+                        }
                     }
                     tick += 1000
                 }
@@ -161,7 +182,11 @@ struct ExtendedSilencePropertyTests {
             let before = d.outputs.count
             switch e.2 {
             case .batch(let b):
-                d.batch(ids[b.gateway], sent: b.sent, b.sightings, seq: b.seq, epoch: b.epoch)
+                if !reconnected, let outageEnd, e.0 >= outageEnd {
+                    reconnected = true
+                    d.engine.noteReconnect(arrival: arrivalClock(e.0))
+                }
+                d.batch(ids[b.gateway], sent: b.sent, b.sightings, seq: b.seq, epoch: b.epoch, arrival: arrivalClock(e.0))
                 lastArrival = e.0
                 if b.sent >= newestSent { deliveryLag = max(0, e.0 - b.sent) }
                 newestSent = max(newestSent, b.sent)

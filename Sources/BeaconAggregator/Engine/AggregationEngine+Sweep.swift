@@ -14,13 +14,17 @@ extension AggregationEngine {
         // still filling its first: it holds the store's silences at the start until it reports.
         var heardTo = [Int64](repeating: .max, count: chain.stores.count)
         let starting = firstEventTime != .min && w - firstEventTime <= GatewayTrack.maxInterval
+        let arrival: Int64? = arrivalNow == .min ? nil : arrivalNow
         for (store, entry) in chain.stores.enumerated() {
             for g in entry.gateways {
-                if gateways[g].isOnline(at: w, silence: silence) {
+                if gateways[g].isOnline(at: w, arrival: arrival, silence: silence) {
                     // A gateway whose reports lag the chain beyond its usual gap (a clock far
-                    // behind) holds only the devices it heard itself (see silenceEvidence).
+                    // behind) holds only the devices it heard itself (see silenceEvidence) —
+                    // unless it has not delivered since the connection came back: its backlog
+                    // may still be queued behind the others' (a broker outage).
                     let covered = gateways[g].coveredTo(at: w)
-                    if w - covered <= max(silence, gateways[g].longestGap) { heardTo[store] = min(heardTo[store], covered) }
+                    let pending = arrival != nil && gateways[g].arrivedAt < reconnectedAt
+                    if pending || w - covered <= max(silence, gateways[g].longestGap) { heardTo[store] = min(heardTo[store], covered) }
                 } else if starting && gateways[g].lastBatch == .min {
                     heardTo[store] = min(heardTo[store], firstEventTime)
                 }
@@ -33,10 +37,11 @@ extension AggregationEngine {
                     forget(ti)
                 }
             case .inside, .unknown:
-                switch silenceEvidence(ti, at: w, silence: silence, heardTo: heardTo[tracks[ti].store]) {
+                switch silenceEvidence(ti, at: w, arrival: arrival, silence: silence, heardTo: heardTo[tracks[ti].store]) {
                 case .listening(let quiet):
-                    if quiet > exitThreshold(ti) {
-                        exitStore(ti, at: w, into: &out)
+                    let threshold = exitThreshold(ti)
+                    if quiet > threshold {
+                        exitStore(ti, at: exitTime(ti, at: w, overdue: quiet - threshold), into: &out)
                     } else if tracks[ti].challenger >= 0 {
                         decideSection(ti, at: w, into: &out)
                     }
@@ -45,7 +50,7 @@ extension AggregationEngine {
                     if let quiet, quiet > timeout {
                         // ...but the rest of the store has listened for the whole exit timeout
                         // and heard nothing: it has left.
-                        exitStore(ti, at: w, into: &out)
+                        exitStore(ti, at: exitTime(ti, at: w, overdue: quiet - timeout), into: &out)
                     } else if tracks[ti].state == .inside {
                         tracks[ti].state = .unknown
                         tracks[ti].stateSince = max(w, tracks[ti].lastSeen)
@@ -58,6 +63,15 @@ extension AggregationEngine {
             flushOccupancy(at: w, into: &out)
             lastOccupancyFlush = w
         }
+    }
+
+    /// When a silence that is `overdue` ms past its threshold at the watermark `w` reached it: the
+    /// exit's event time. Live, that is within a sweep of `w`; after a backlog replayed in a
+    /// second (a broker outage) it is when the recorded silence was long enough, not when the
+    /// replay got there. Never before the device's last sighting or its current state's start,
+    /// so a device's events stay in order.
+    func exitTime(_ ti: Int, at w: Int64, overdue: Int64) -> Int64 {
+        min(w, max(w - overdue + 1, tracks[ti].lastSeen + 1, tracks[ti].stateSince, tracks[ti].sectionSince))
     }
 
     /// How long a silence means the device has left, ms.
@@ -102,7 +116,7 @@ extension AggregationEngine {
     ///
     /// Runs for every device inside at every sweep: it reads the track's scalars and borrows its
     /// links rather than copying the track (a copy retains its id and arrays).
-    func silenceEvidence(_ ti: Int, at w: Int64, silence: Int64, heardTo: Int64) -> SilenceEvidence {
+    func silenceEvidence(_ ti: Int, at w: Int64, arrival: Int64?, silence: Int64, heardTo: Int64) -> SilenceEvidence {
         let store = tracks[ti].store
         let lastSeen = tracks[ti].lastSeenInStore
         let stale = Int64(tuning.staleAfterSeconds * 1000)
@@ -111,7 +125,7 @@ extension AggregationEngine {
             for link in links where Int(link.store) == store && isRecent(link, lastSeen: lastSeen, stale: stale) {
                 any = true
                 let gateway = gateways[Int(link.gateway)]
-                guard gateway.isOnline(at: w, silence: silence) else { continue }
+                guard gateway.isOnline(at: w, arrival: arrival, silence: silence) else { continue }
                 start = max(start ?? lastSeen, gateway.aliveSince)
                 // Its own silence about the device, on its own clock: what holds a device that a
                 // gateway with a lagging clock still hears.
@@ -125,12 +139,12 @@ extension AggregationEngine {
         let section = tracks[ti].section
         let standIns = anyRecent ? [] : (section >= 0 ? chain.sections[section].gateways : chain.stores[store].gateways)
         var standInFrom: Int64?
-        for g in standIns where gateways[g].isOnline(at: w, silence: silence) { standInFrom = max(standInFrom ?? lastSeen, gateways[g].aliveSince) }
+        for g in standIns where gateways[g].isOnline(at: w, arrival: arrival, silence: silence) { standInFrom = max(standInFrom ?? lastSeen, gateways[g].aliveSince) }
         if let standInFrom { return .listening(quiet: min(w, heardTo) - standInFrom) }
         var from = lastSeen, to = w, others = 0
         for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, lastSeen: lastSeen, stale: stale) && !standIns.contains(g) {
             let gateway = gateways[g]
-            let up = gateway.isOnline(at: w, silence: silence)
+            let up = gateway.isOnline(at: w, arrival: arrival, silence: silence)
             if !up && !gateway.wasReporting(at: lastSeen, silence: silence) { continue }
             guard up else { return .deaf(quiet: nil) }
             from = max(from, gateways[g].aliveSince)

@@ -43,6 +43,12 @@ public struct AggregationEngine: Sendable {
     public private(set) var latestEventTime: Int64 = .min
     /// The first event time seen (this process's start, in event time), ms.
     var firstEventTime: Int64 = .min
+    /// The live service's arrival clock (wall time while connected to the broker), ms; `.min` in
+    /// a replay, where only event time exists.
+    var arrivalNow: Int64 = .min
+    /// The arrival clock when the sightings connection last came back up: a gateway that has not
+    /// delivered since may have a backlog queued behind the others'.
+    var reconnectedAt: Int64 = .min
     /// The watermark: time-driven decisions have been made up to here, ms.
     public private(set) var watermark: Int64 = .min
     var lastSweep: Int64 = .min
@@ -93,10 +99,10 @@ public struct AggregationEngine: Sendable {
     /// Processes one gateway's batch of sightings; appends what to publish to `out`.
     @discardableResult
     public mutating func ingest(
-        gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64? = nil, observations: some Sequence<Observation>,
+        gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64? = nil, arrival: Int64? = nil, observations: some Sequence<Observation>,
         into out: inout [EngineOutput]
     ) -> BatchOutcome {
-        ingest(gateway: id, seq: seq, sent: sent, epoch: epoch, into: &out) { engine, g, out in
+        ingest(gateway: id, seq: seq, sent: sent, epoch: epoch, arrival: arrival, into: &out) { engine, g, out in
             for o in observations {
                 var text = o.device.rawValue
                 text.withUTF8 { device in
@@ -110,17 +116,17 @@ public struct AggregationEngine: Sendable {
     /// ``DeviceID/validate(utf8:)`` (the message processor's hot path: no string per sighting).
     @discardableResult
     mutating func ingest(
-        gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64? = nil, observations: UnsafeBufferPointer<ObservationRef>,
+        gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64? = nil, arrival: Int64? = nil, observations: UnsafeBufferPointer<ObservationRef>,
         into out: inout [EngineOutput]
     ) -> BatchOutcome {
-        ingest(gateway: id, seq: seq, sent: sent, epoch: epoch, into: &out) { engine, g, out in
+        ingest(gateway: id, seq: seq, sent: sent, epoch: epoch, arrival: arrival, into: &out) { engine, g, out in
             for o in observations { engine.observe(o, gateway: g, into: &out) }
         }
     }
 
     /// Books the batch (unknown gateway, duplicate), then lets `feed` observe its sightings.
     private mutating func ingest(
-        gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64?, into out: inout [EngineOutput],
+        gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64?, arrival: Int64?, into out: inout [EngineOutput],
         _ feed: (inout AggregationEngine, Int, inout [EngineOutput]) -> Void
     ) -> BatchOutcome {
         guard let g = chain.gatewayIndex[id] else {
@@ -133,7 +139,12 @@ public struct AggregationEngine: Sendable {
         }
         statistics.batches += 1
         gateways[g].noteBatch(sent: sent)
-        gateways[g].arrivedAt = max(gateways[g].arrivedAt, latestEventTime, sent)
+        if let arrival {
+            arrivalNow = max(arrivalNow, arrival)
+            gateways[g].arrivedAt = max(gateways[g].arrivedAt, arrival)
+        } else {
+            gateways[g].arrivedAt = max(gateways[g].arrivedAt, latestEventTime, sent)
+        }
         feed(&self, g, &out)
         noteEventTime(sent, into: &out)
         return .accepted
@@ -153,8 +164,15 @@ public struct AggregationEngine: Sendable {
 
     /// Moves event time forward with no traffic (the service's clock when the chain is idle, or the
     /// end of a replay), so that exits still happen.
-    public mutating func advance(to time: Int64, into out: inout [EngineOutput]) {
+    public mutating func advance(to time: Int64, arrival: Int64? = nil, into out: inout [EngineOutput]) {
+        if let arrival { arrivalNow = max(arrivalNow, arrival) }
         noteEventTime(time, into: &out)
+    }
+
+    /// The live service's sightings connection came back up at `arrival` (its arrival clock).
+    public mutating func noteReconnect(arrival: Int64) {
+        reconnectedAt = arrival
+        arrivalNow = max(arrivalNow, arrival)
     }
 
     /// Lets event time pass to `time` as if every gateway alive now went on sending empty batches
@@ -180,7 +198,7 @@ public struct AggregationEngine: Sendable {
     public func gatewayCounters() -> [(id: GatewayID, received: UInt64, lost: UInt64, restartGap: UInt64, duplicates: UInt64, online: Bool)] {
         chain.gateways.indices.map { g in
             (chain.gateways[g].id, gateways[g].received, gateways[g].lost, gateways[g].restartGap, gateways[g].duplicates,
-             gateways[g].isOnline(at: watermark, silence: Int64(tuning.gatewaySilenceSeconds * 1000)))
+             gateways[g].isOnline(at: watermark, arrival: arrivalNow == .min ? nil : arrivalNow, silence: Int64(tuning.gatewaySilenceSeconds * 1000)))
         }
     }
 

@@ -55,9 +55,10 @@ struct GatewayTrack: Sendable {
     private var advance: UInt64 = 0
     /// A new edge run began: its window is learnt afresh from its next step.
     private var relearn = false
-    /// The chain's event time when its last batch was processed: a gateway whose batches keep
-    /// coming is alive even if its own clock (`sent`) lags the chain's (a clock behind, a slow
-    /// bridge); only its coverage lags with it.
+    /// When its last batch arrived: on the live service's arrival clock (wall time while the
+    /// aggregator was connected), or, in a replay, the chain's event time then. A gateway whose
+    /// batches keep coming is alive even if its own clock (`sent`) lags the chain's (a clock
+    /// behind, a slow bridge, a backlog others replayed first); only its coverage lags with it.
     var arrivedAt: Int64 = .min
     /// The longest batch window an edge accepts (`batch_window_ms` ≤ 60 000), ms.
     static let maxInterval: Int64 = 60_000
@@ -215,9 +216,9 @@ struct GatewayTrack: Sendable {
     /// Silent (neither its clock nor the chain's moved on by a batch of it) for `silence`
     /// (`gateway_silence_s`) or ``longestGap``, whichever is longer, or offline by its Last Will:
     /// down.
-    func isOnline(at now: Int64, silence: Int64) -> Bool {
+    func isOnline(at now: Int64, arrival: Int64? = nil, silence: Int64) -> Bool {
         let bound = max(silence, longestGap)
-        return !reportedOffline && lastBatch != .min && (now - lastBatch <= bound || now - arrivedAt <= bound)
+        return !reportedOffline && lastBatch != .min && (now - lastBatch <= bound || (arrival ?? now) - arrivedAt <= bound)
     }
 
     /// Whether its batches were still arriving around event time `time` (its last one no older

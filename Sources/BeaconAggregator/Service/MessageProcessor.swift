@@ -28,6 +28,21 @@ public struct MessageProcessor {
     var deliveryLag: Int64 = 0
     /// When the sightings connection was last seen up by the tick (nil while it is down).
     var connectedSince: Int64?
+    /// The arrival clock: wall time that runs only while the sightings connection is up, so that a
+    /// broker outage does not age every gateway's last arrival at once (they all went quiet
+    /// because the aggregator could not hear, not because they stopped). `.min` until the first
+    /// message or tick.
+    var arrivalClock: Int64 = .min
+    /// The wall time the arrival clock last caught up with (nil while disconnected).
+    var clockSample: Int64?
+
+    /// Moves the arrival clock on to `now` (it does not run while disconnected) and returns it.
+    mutating func arrival(at now: Int64) -> Int64 {
+        if arrivalClock == .min { arrivalClock = now }
+        if let sample = clockSample { arrivalClock += max(0, now - sample) }
+        clockSample = now
+        return arrivalClock
+    }
 
     /// The tick moves event time only after this long without a batch, and this long after the
     /// sightings connection came (back) up, ms: two batch windows of the default edge.
@@ -180,7 +195,8 @@ public struct MessageProcessor {
                 _ = reject(topic: topic, reason: "sighting_time", detail: "\(badTime) sighting(s) more than 60 s before or 2 s after the batch's sent time were dropped", field: "sightings[].t", payload: payload, now: now, into: &out)
             }
             let observations = UnsafeBufferPointer(rebasing: buffer[..<count])
-            if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, observations: observations, into: &outputs) == .accepted {
+            let arrival = now.map { self.arrival(at: $0) }
+            if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, arrival: arrival, observations: observations, into: &outputs) == .accepted {
                 counters.sightings += UInt64(count)
                 if let now {
                     lastArrival = now
@@ -207,12 +223,22 @@ public struct MessageProcessor {
     public mutating func tick(now: Int64, connected: Bool, into out: inout [Outbound]) {
         guard connected else {
             connectedSince = nil
+            clockSample = nil
             return
         }
+        if connectedSince == nil && arrivalClock != .min {
+            // Back up after being down: gateways that have not delivered since may have backlogs
+            // queued behind the others'.
+            clockSample = now
+            engine.noteReconnect(arrival: arrivalClock)
+        }
+        let clock = arrival(at: now)
         let since = connectedSince ?? now
         connectedSince = since
         guard now - since >= Self.tickHold, lastArrival == .min || now - lastArrival >= Self.tickHold else { return }
-        advance(to: now - deliveryLag, into: &out)
+        var outputs: [EngineOutput] = []
+        engine.advance(to: now - deliveryLag, arrival: clock, into: &outputs)
+        publish(outputs, into: &out)
     }
 
     /// Lets time pass after a recording as if the gateways alive at its end went on sending
