@@ -67,6 +67,74 @@ struct DeploymentScenarioTests {
         #expect(exitsOf(d, Fixture.tag) == ["enter @0s"])
     }
 
+    /// The late edge replays its backlog interleaved with the others' live traffic, `rate` batches
+    /// a second from `delay` ms after the reconnection (its back-off), then goes live.
+    func outageInterleaved(late: String, rate: Int, delay: Int64, heard: (String, Int64) -> Bool) throws -> Driver {
+        var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
+        let stop = t0 + 60_000, back = t0 + 360_000
+        var clock = t0
+        func batchAt(_ gw: String, _ s: Int64) {
+            let sightings = heard(gw, s) ? (0..<4).map { (Fixture.tag, s + Int64($0) * 250, -60) } : []
+            clock += 1
+            d.batch(gw, sent: s + 1000, sightings, arrival: clock)
+        }
+        var s = t0
+        while s < stop {
+            clock = s + 1000
+            for gw in all { batchAt(gw, s) }
+            s += 1000
+        }
+        d.engine.noteReconnect(arrival: clock)
+        let early = all.filter { $0 != late }
+        var r = s
+        while r < back { for gw in early { batchAt(gw, r) }; r += 1000 }
+        var lateNext = s, live = back, wall: Int64 = 0
+        while live < back + 120_000 {
+            clock += 1000
+            wall += 1000
+            for gw in early { batchAt(gw, live) }
+            if wall > delay {
+                var n = 0
+                while n < rate && lateNext <= live { batchAt(late, lateNext); lateNext += 1000; n += 1 }
+            }
+            live += 1000
+        }
+        return d
+    }
+
+    @Test("broker outage: the late edge replays its backlog among the others' live traffic, up to 16 s late; no exit",
+          arguments: [(20, 5_000), (50, 5_000), (20, 12_000), (5, 5_000), (20, 16_000)] as [(Int, Int64)])
+    func outageInterleavedReplay(_ rate: Int, _ delay: Int64) throws {
+        let moved = try outageInterleaved(late: "gw-c", rate: rate, delay: delay) { gw, s in
+            (gw == "gw-a" && s < t0 + 100_000) || (gw == "gw-c" && s >= t0 + 100_000)
+        }
+        #expect(exitsOf(moved, Fixture.tag) == ["enter @0s"], "moved into the late edge's section")
+        let only = try outageInterleaved(late: "gw-c", rate: rate, delay: delay) { gw, _ in gw == "gw-c" }
+        #expect(exitsOf(only, Fixture.tag) == ["enter @0s"], "heard by the late edge only")
+    }
+
+    @Test("broker outage: an edge that died during it (no Last Will) is awaited for a while, then its devices exit, dated back")
+    func diedDuringOutage() throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
+        var clock = t0, s = t0
+        while s < t0 + 60_000 {
+            clock = s + 1000
+            for gw in all { clock += 1; d.batch(gw, sent: s + 1000, gw == "gw-b" && s < t0 + 50_000 ? [(Fixture.tag, s, -60)] : [], arrival: clock) }
+            s += 1000
+        }
+        d.engine.noteReconnect(arrival: clock)
+        var r = s
+        while r < t0 + 460_000 {
+            if r >= t0 + 360_000 { clock += 1000 }
+            for gw in all where gw != "gw-c" { clock += 1; d.batch(gw, sent: r + 1000, [], arrival: clock) }
+            r += 1000
+        }
+        let events = d.transitionEvents.filter { $0.device == Fixture.tag && $0.section == nil }
+        #expect(events.map(\.kind) == [.enter, .exit])
+        // Last heard just before 50 s: the exit is dated by the recorded silence, not by the wait.
+        #expect(events.last.map { $0.time < t0 + 90_000 } == true, "\(exitsOf(d, Fixture.tag))")
+    }
+
     @Test("broker outage, in a replay (no arrival clock): the late edge counts as down — the limit live mode avoids")
     func outageReplay() throws {
         var d = Driver(try Fixture.engine { $0.exitRule = .timeout })

@@ -32,11 +32,12 @@ struct ExtendedSilencePropertyTests {
         try check(seed, mode: 0)
     }
 
-    /// With a chain-wide broker outage on top (mode 1), the live arrival clock keeps the edges that
-    /// reconnect last alive; measured on 2026-11-24 over these 200 seeds: 12 devices still exit
-    /// and re-enter (outage combined with Last Wills or crashes), and 36 exits come later than the
-    /// bound (held until the last edges deliver). Before the arrival clock, 127 seeds failed.
-    @Test("the same with a chain-wide broker outage and a staggered reconnect", .disabled("a known limit (README, Known limits): some seeds still exit and re-enter"), arguments: 0..<200)
+    /// With a chain-wide broker outage on top (mode 1). Measured on 2026-11-24 over these 200
+    /// seeds: no exit before a batch still carrying the device, no exit and re-entry, but 22 exits
+    /// dated later than the bound (a device that left just before the outage can be held until
+    /// the last edges have replayed, and a hole in a gateway's backlog restarts its silence).
+    /// Before the live arrival clock and the replay window, 127 seeds failed, most with false exits.
+    @Test("the same with a chain-wide broker outage and a staggered reconnect", .disabled("a known limit (README, Known limits): 22 of 600 exits dated later than the bound"), arguments: 0..<200)
     func propertiesThroughOutage(_ seed: Int) throws {
         try check(seed, mode: 1)
     }

@@ -175,6 +175,40 @@ struct ProcessorTests {
         #expect(reason == "future_time")
     }
 
+    @Test("the arrival clock: start-up is no reconnection; a stall or a wall-clock step does not age every gateway at once")
+    func arrivalClock() throws {
+        func batch(_ gw: String, _ seq: UInt64, sent: Int64, heard: Bool = false) -> [UInt8] {
+            let sightings = heard ? (0..<4).map { Sighting(device: Fixture.tag, time: sent - 1000 + Int64($0) * 250, rssi: -60, txPower: -59) } : []
+            return SightingBatch(gateway: try! GatewayID(gw), sequence: seq, sent: sent, sightings: sightings).encoded()
+        }
+        var out: [Outbound] = []
+        // Messages before the first tick (a resumed session's queue): not a reconnection.
+        var p = try Self.processor()
+        p.handle(topic: "beaconnet/sightings/1/gw-a", payload: batch("gw-a", 0, sent: Self.t0), now: Self.t0 + 10, into: &out)
+        p.tick(now: Self.t0 + 100, connected: true, into: &out)
+        #expect(p.engine.reconnectedAt == .min)
+        #expect(p.arrivalClock == Self.t0 + 100, "no time lost between the message and the tick")
+        // Down, then up: a reconnection.
+        p.tick(now: Self.t0 + 350, connected: false, into: &out)
+        p.tick(now: Self.t0 + 60_000, connected: true, into: &out)
+        #expect(p.engine.reconnectedAt == p.arrivalClock && p.arrivalClock == Self.t0 + 100)
+
+        // Only gw-c, whose clock is 10 min behind, hears the tag; at 120 s the process stalls 20 s.
+        var q = try Self.processor()
+        var wall = Self.t0
+        for second in 0..<240 {
+            if second == 120 { wall += 20_000 }
+            wall += 1000
+            for (k, gw) in ["gw-a", "gw-b", "gw-b2", "gw-c"].enumerated() {
+                let sent = Self.t0 + Int64(second + 1) * 1000 - (gw == "gw-c" ? 600_000 : 0)
+                q.handle(topic: "beaconnet/sightings/1/\(gw)", payload: batch(gw, UInt64(second), sent: sent, heard: gw == "gw-c"), now: wall + Int64(k), into: &out)
+            }
+            q.tick(now: wall + 500, connected: true, into: &out)
+        }
+        let events = out.filter { $0.topic.hasPrefix("beaconnet/events/1/") && !$0.topic.contains("/1/10/") && !$0.topic.contains("/1/20/") && !$0.topic.contains("/1/30/") }
+        #expect(events.map(\.topic) == ["beaconnet/events/1/enter"], "\(events.map(\.traceLine))")
+    }
+
     @Test("a gateway status from the future is refused in live mode, like a batch")
     func futureStatus() throws {
         var p = try Self.processor()

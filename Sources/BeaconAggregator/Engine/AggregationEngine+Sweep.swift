@@ -13,18 +13,23 @@ extension AggregationEngine {
         // In the first minute after start a gateway not heard yet may be one with a long window
         // still filling its first: it holds the store's silences at the start until it reports.
         var heardTo = [Int64](repeating: .max, count: chain.stores.count)
-        let starting = firstEventTime != .min && w - firstEventTime <= GatewayTrack.maxInterval
         let arrival: Int64? = arrivalNow == .min ? nil : arrivalNow
+        // Live, a start is measured on the arrival clock (a backlog replays minutes of event time
+        // in seconds); in a replay, on event time.
+        let starting = arrival != nil ? firstArrival != .min && arrivalNow - firstArrival <= Self.replayWindow
+            : firstEventTime != .min && w - firstEventTime <= GatewayTrack.maxInterval
+        // For a while after the live service's connection comes back (a broker outage), or after
+        // it starts, every gateway known is awaited: its backlog may be queued behind the
+        // others', and it may reconnect later than they do (the edges' back-off).
+        let replaying = arrival != nil && (reconnectedAt != .min && arrivalNow - reconnectedAt <= Self.replayWindow || starting)
         for (store, entry) in chain.stores.enumerated() {
             for g in entry.gateways {
-                if gateways[g].isOnline(at: w, arrival: arrival, silence: silence) {
+                if isAlive(g, at: w, arrival: arrival, replaying: replaying, silence: silence) {
                     // A gateway whose reports lag the chain beyond its usual gap (a clock far
                     // behind) holds only the devices it heard itself (see silenceEvidence) —
-                    // unless it has not delivered since the connection came back: its backlog
-                    // may still be queued behind the others' (a broker outage).
+                    // unless a replay after a reconnection is under way: it may be catching up.
                     let covered = gateways[g].coveredTo(at: w)
-                    let pending = arrival != nil && gateways[g].arrivedAt < reconnectedAt
-                    if pending || w - covered <= max(silence, gateways[g].longestGap) { heardTo[store] = min(heardTo[store], covered) }
+                    if replaying || w - covered <= max(silence, gateways[g].longestGap) { heardTo[store] = min(heardTo[store], covered) }
                 } else if starting && gateways[g].lastBatch == .min {
                     heardTo[store] = min(heardTo[store], firstEventTime)
                 }
@@ -37,20 +42,20 @@ extension AggregationEngine {
                     forget(ti)
                 }
             case .inside, .unknown:
-                switch silenceEvidence(ti, at: w, arrival: arrival, silence: silence, heardTo: heardTo[tracks[ti].store]) {
-                case .listening(let quiet):
+                switch silenceEvidence(ti, at: w, arrival: arrival, replaying: replaying, silence: silence, heardTo: heardTo[tracks[ti].store]) {
+                case .listening(let quiet, let since):
                     let threshold = exitThreshold(ti)
                     if quiet > threshold {
-                        exitStore(ti, at: exitTime(ti, at: w, overdue: quiet - threshold), into: &out)
+                        exitStore(ti, at: exitTime(ti, at: w, since: since, threshold: threshold, overdue: quiet - threshold), into: &out)
                     } else if tracks[ti].challenger >= 0 {
                         decideSection(ti, at: w, into: &out)
                     }
-                case .deaf(let quiet):
+                case .deaf(let quiet, let since):
                     // The gateways that could hear it are down: nobody can tell where it is...
                     if let quiet, quiet > timeout {
                         // ...but the rest of the store has listened for the whole exit timeout
                         // and heard nothing: it has left.
-                        exitStore(ti, at: exitTime(ti, at: w, overdue: quiet - timeout), into: &out)
+                        exitStore(ti, at: exitTime(ti, at: w, since: since, threshold: timeout, overdue: quiet - timeout), into: &out)
                     } else if tracks[ti].state == .inside {
                         tracks[ti].state = .unknown
                         tracks[ti].stateSince = max(w, tracks[ti].lastSeen)
@@ -65,13 +70,27 @@ extension AggregationEngine {
         }
     }
 
-    /// When a silence that is `overdue` ms past its threshold at the watermark `w` reached it: the
-    /// exit's event time. Live, that is within a sweep of `w`; after a backlog replayed in a
+    /// How long after the live service's connection comes back every gateway known before is
+    /// awaited (arrival clock, ms): a backlog of minutes replays in seconds, and edges reconnect
+    /// within 10 s of the broker's return (their back-off), more in a connection storm.
+    static let replayWindow: Int64 = 60_000
+
+    /// Alive: online by its batches or their arrival, or awaited while a replay after a
+    /// reconnection is under way (unless its Last Will said otherwise).
+    @inline(__always)
+    func isAlive(_ g: Int, at w: Int64, arrival: Int64?, replaying: Bool, silence: Int64) -> Bool {
+        gateways[g].isOnline(at: w, arrival: arrival, silence: silence)
+            || replaying && !gateways[g].reportedOffline && gateways[g].lastBatch != .min
+    }
+
+    /// When the silence counted from `since` reached its threshold (or, with no `since`, when one
+    /// `overdue` ms past it at the watermark `w` did): the exit's event time. Live, that is within a sweep of `w`; after a backlog replayed in a
     /// second (a broker outage) it is when the recorded silence was long enough, not when the
-    /// replay got there. Never before the device's last sighting or its current state's start,
-    /// so a device's events stay in order.
-    func exitTime(_ ti: Int, at w: Int64, overdue: Int64) -> Int64 {
-        min(w, max(w - overdue + 1, tracks[ti].lastSeen + 1, tracks[ti].stateSince, tracks[ti].sectionSince))
+    /// replay got there. Never before the device's last sighting or its current state's or
+    /// section's start (which can lie a little past `w`), so a device's events stay in order.
+    func exitTime(_ ti: Int, at w: Int64, since: Int64?, threshold: Int64, overdue: Int64) -> Int64 {
+        let reached = since.map { $0 + threshold + 1 } ?? w - overdue + 1
+        return max(min(reached, w), tracks[ti].lastSeen + 1, tracks[ti].stateSince, tracks[ti].sectionSince)
     }
 
     /// How long a silence means the device has left, ms.
@@ -97,13 +116,13 @@ extension AggregationEngine {
         /// A gateway that heard it lately is alive: how long every live gateway of the store has
         /// listened (their batches, heartbeats included, say up to when) since the device's last
         /// sighting, or since a gateway that heard it lately came back, without hearing it.
-        case listening(quiet: Int64)
+        case listening(quiet: Int64, since: Int64?)
         /// Every gateway that heard it lately is down (restored after a restart: every gateway of
         /// its section). With every other gateway of the store alive, how long all of them have
         /// listened without hearing it; nil while one of them is down too. Gateways never heard
         /// from (not installed yet) and gateways already down when the device was last heard are
         /// not waited for.
-        case deaf(quiet: Int64?)
+        case deaf(quiet: Int64?, since: Int64?)
     }
 
     /// A silence is evidence only while someone listens. It counts from the device's last sighting
@@ -116,7 +135,7 @@ extension AggregationEngine {
     ///
     /// Runs for every device inside at every sweep: it reads the track's scalars and borrows its
     /// links rather than copying the track (a copy retains its id and arrays).
-    func silenceEvidence(_ ti: Int, at w: Int64, arrival: Int64?, silence: Int64, heardTo: Int64) -> SilenceEvidence {
+    func silenceEvidence(_ ti: Int, at w: Int64, arrival: Int64?, replaying: Bool, silence: Int64, heardTo: Int64) -> SilenceEvidence {
         let store = tracks[ti].store
         let lastSeen = tracks[ti].lastSeenInStore
         let stale = Int64(tuning.staleAfterSeconds * 1000)
@@ -125,7 +144,7 @@ extension AggregationEngine {
             for link in links where Int(link.store) == store && isRecent(link, lastSeen: lastSeen, stale: stale) {
                 any = true
                 let gateway = gateways[Int(link.gateway)]
-                guard gateway.isOnline(at: w, arrival: arrival, silence: silence) else { continue }
+                guard isAlive(Int(link.gateway), at: w, arrival: arrival, replaying: replaying, silence: silence) else { continue }
                 start = max(start ?? lastSeen, gateway.aliveSince)
                 // Its own silence about the device, on its own clock: what holds a device that a
                 // gateway with a lagging clock still hears.
@@ -133,25 +152,30 @@ extension AggregationEngine {
             }
             return (start, own, any)
         }
-        if let start { return .listening(quiet: min(min(w, heardTo) - start, own)) }
+        if let start {
+            let store = min(w, heardTo) - start
+            // `since`: where the silence that decides was counted from, on the chain's time (not
+            // when a lagging gateway's own silence decides: that one is on its clock).
+            return .listening(quiet: min(store, own), since: store <= own ? start : nil)
+        }
         // Restored after a restart, a device has no links yet: its section's gateways (or, with
         // no section, its store's) stand in for the ones that heard it.
         let section = tracks[ti].section
         let standIns = anyRecent ? [] : (section >= 0 ? chain.sections[section].gateways : chain.stores[store].gateways)
         var standInFrom: Int64?
-        for g in standIns where gateways[g].isOnline(at: w, arrival: arrival, silence: silence) { standInFrom = max(standInFrom ?? lastSeen, gateways[g].aliveSince) }
-        if let standInFrom { return .listening(quiet: min(w, heardTo) - standInFrom) }
+        for g in standIns where isAlive(g, at: w, arrival: arrival, replaying: replaying, silence: silence) { standInFrom = max(standInFrom ?? lastSeen, gateways[g].aliveSince) }
+        if let standInFrom { return .listening(quiet: min(w, heardTo) - standInFrom, since: standInFrom) }
         var from = lastSeen, to = w, others = 0
         for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, lastSeen: lastSeen, stale: stale) && !standIns.contains(g) {
             let gateway = gateways[g]
-            let up = gateway.isOnline(at: w, arrival: arrival, silence: silence)
+            let up = isAlive(g, at: w, arrival: arrival, replaying: replaying, silence: silence)
             if !up && !gateway.wasReporting(at: lastSeen, silence: silence) { continue }
-            guard up else { return .deaf(quiet: nil) }
+            guard up else { return .deaf(quiet: nil, since: nil) }
             from = max(from, gateways[g].aliveSince)
             to = min(to, gateways[g].coveredTo(at: w))
             others += 1
         }
-        return .deaf(quiet: others > 0 ? to - from : nil)
+        return .deaf(quiet: others > 0 ? to - from : nil, since: from)
     }
 
     /// Whether `link`'s gateway heard the device lately: within `stale_after_s`, or two of its

@@ -46,6 +46,8 @@ public struct AggregationEngine: Sendable {
     /// The live service's arrival clock (wall time while connected to the broker), ms; `.min` in
     /// a replay, where only event time exists.
     var arrivalNow: Int64 = .min
+    /// The first arrival seen (this process's start on the arrival clock).
+    var firstArrival: Int64 = .min
     /// The arrival clock when the sightings connection last came back up: a gateway that has not
     /// delivered since may have a backlog queued behind the others'.
     var reconnectedAt: Int64 = .min
@@ -140,6 +142,7 @@ public struct AggregationEngine: Sendable {
         statistics.batches += 1
         gateways[g].noteBatch(sent: sent)
         if let arrival {
+            if firstArrival == .min { firstArrival = arrival }
             arrivalNow = max(arrivalNow, arrival)
             gateways[g].arrivedAt = max(gateways[g].arrivedAt, arrival)
         } else {
@@ -165,13 +168,17 @@ public struct AggregationEngine: Sendable {
     /// Moves event time forward with no traffic (the service's clock when the chain is idle, or the
     /// end of a replay), so that exits still happen.
     public mutating func advance(to time: Int64, arrival: Int64? = nil, into out: inout [EngineOutput]) {
-        if let arrival { arrivalNow = max(arrivalNow, arrival) }
+        if let arrival {
+            if firstArrival == .min { firstArrival = arrival }
+            arrivalNow = max(arrivalNow, arrival)
+        }
         noteEventTime(time, into: &out)
     }
 
     /// The live service's sightings connection came back up at `arrival` (its arrival clock).
     public mutating func noteReconnect(arrival: Int64) {
         reconnectedAt = arrival
+        if firstArrival == .min { firstArrival = arrival }
         arrivalNow = max(arrivalNow, arrival)
     }
 

@@ -35,11 +35,17 @@ public struct MessageProcessor {
     var arrivalClock: Int64 = .min
     /// The wall time the arrival clock last caught up with (nil while disconnected).
     var clockSample: Int64?
+    /// The tick saw the connection down since it was last up.
+    var wasDisconnected = false
+    /// The most the arrival clock moves in one step, ms: a longer gap between two looks at it (a
+    /// stalled process, the wall clock stepped) counts as time disconnected, not as time every
+    /// gateway failed to deliver.
+    static let maxClockStep: Int64 = 1000
 
     /// Moves the arrival clock on to `now` (it does not run while disconnected) and returns it.
     mutating func arrival(at now: Int64) -> Int64 {
         if arrivalClock == .min { arrivalClock = now }
-        if let sample = clockSample { arrivalClock += max(0, now - sample) }
+        if let sample = clockSample { arrivalClock += min(Self.maxClockStep, max(0, now - sample)) }
         clockSample = now
         return arrivalClock
     }
@@ -224,15 +230,16 @@ public struct MessageProcessor {
         guard connected else {
             connectedSince = nil
             clockSample = nil
+            wasDisconnected = true
             return
         }
-        if connectedSince == nil && arrivalClock != .min {
-            // Back up after being down: gateways that have not delivered since may have backlogs
-            // queued behind the others'.
-            clockSample = now
-            engine.noteReconnect(arrival: arrivalClock)
-        }
         let clock = arrival(at: now)
+        if wasDisconnected {
+            // Back up after being down: gateways may have backlogs queued behind the others', and
+            // may reconnect later than they do. (Not at start-up: that is no reconnection.)
+            wasDisconnected = false
+            engine.noteReconnect(arrival: clock)
+        }
         let since = connectedSince ?? now
         connectedSince = since
         guard now - since >= Self.tickHold, lastArrival == .min || now - lastArrival >= Self.tickHold else { return }
