@@ -37,7 +37,7 @@ struct ExtendedSilencePropertyTests {
     /// dated later than the bound (a device that left just before the outage can be held until
     /// the last edges have replayed, and a hole in a gateway's backlog restarts its silence).
     /// Before the live arrival clock and the replay window, 127 seeds failed, most with false exits.
-    @Test("the same with a chain-wide broker outage and a staggered reconnect", .disabled("a known limit (README, Known limits): 22 of 600 exits dated later than the bound"), arguments: 0..<200)
+    @Test("the same with a chain-wide broker outage and a staggered reconnect", .disabled("a known limit (README, Known limits): 22 exits of 600 devices dated later than the bound"), arguments: 0..<200)
     func propertiesThroughOutage(_ seed: Int) throws {
         try check(seed, mode: 1)
     }
