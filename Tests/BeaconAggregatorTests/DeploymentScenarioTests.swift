@@ -135,6 +135,21 @@ struct DeploymentScenarioTests {
         #expect(events.last.map { $0.time < t0 + 90_000 } == true, "\(exitsOf(d, Fixture.tag))")
     }
 
+    @Test("a connection that keeps flapping does not make a gateway dead before it awaited forever")
+    func flappingConnection() throws {
+        var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
+        var s = t0
+        while s < t0 + 200_000 {
+            for (k, gw) in all.enumerated() where gw != "gw-c" || s < t0 + 10_000 {
+                d.batch(gw, sent: s + 1000, gw == "gw-a" && s < t0 + 60_000 ? [(Fixture.tag, s, -60)] : [], arrival: s + 1000 + Int64(k))
+            }
+            if (s - t0) % 30_000 == 0 && s > t0 { d.engine.noteReconnect(arrival: s + 1000) }
+            s += 1000
+        }
+        let events = d.transitionEvents.filter { $0.device == Fixture.tag && $0.section == nil }
+        #expect(events.map(\.kind) == [.enter, .exit], "\(exitsOf(d, Fixture.tag))")
+    }
+
     @Test("broker outage, in a replay (no arrival clock): the late edge counts as down — the limit live mode avoids")
     func outageReplay() throws {
         var d = Driver(try Fixture.engine { $0.exitRule = .timeout })

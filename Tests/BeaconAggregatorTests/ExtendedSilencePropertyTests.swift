@@ -33,11 +33,13 @@ struct ExtendedSilencePropertyTests {
     }
 
     /// With a chain-wide broker outage on top (mode 1). Measured on 2026-11-24 over these 200
-    /// seeds: no exit before a batch still carrying the device, no exit and re-entry, but 22 exits
-    /// dated later than the bound (a device that left just before the outage can be held until
-    /// the last edges have replayed, and a hole in a gateway's backlog restarts its silence).
-    /// Before the live arrival clock and the replay window, 127 seeds failed, most with false exits.
-    @Test("the same with a chain-wide broker outage and a staggered reconnect", .disabled("a known limit (README, Known limits): 22 exits of 600 devices dated later than the bound"), arguments: 0..<200)
+    /// seeds: no exit before a batch still carrying the device; one exit and re-entry (seed 155,
+    /// where this harness restarts the aggregator only after the outage, so its old engine ticks
+    /// through the reconnection first — not what a restart during an outage does); 40 exits dated
+    /// later than the bound (a device that left just before the outage can be held until the
+    /// last edges have replayed, and a hole in a gateway's backlog restarts its silence). Before
+    /// the live arrival clock and the replay window, 127 seeds failed, most with false exits.
+    @Test("the same with a chain-wide broker outage and a staggered reconnect", .disabled("a known limit (README, Known limits): 40 exits of 600 devices dated later than the bound"), arguments: 0..<200)
     func propertiesThroughOutage(_ seed: Int) throws {
         try check(seed, mode: 1)
     }

@@ -76,11 +76,15 @@ extension AggregationEngine {
     static let replayWindow: Int64 = 60_000
 
     /// Alive: online by its batches or their arrival, or awaited while a replay after a
-    /// reconnection is under way (unless its Last Will said otherwise).
+    /// reconnection is under way — if it was alive when the connection went (the arrival clock
+    /// stood still since) or has delivered since, and no Last Will said otherwise. A gateway dead
+    /// before the outage is not awaited, so a connection that keeps flapping cannot hold exits.
     @inline(__always)
     func isAlive(_ g: Int, at w: Int64, arrival: Int64?, replaying: Bool, silence: Int64) -> Bool {
-        gateways[g].isOnline(at: w, arrival: arrival, silence: silence)
-            || replaying && !gateways[g].reportedOffline && gateways[g].lastBatch != .min
+        let gateway = gateways[g]
+        if gateway.isOnline(at: w, arrival: arrival, silence: silence) { return true }
+        guard replaying, !gateway.reportedOffline, gateway.lastBatch != .min else { return false }
+        return gateway.arrivedAt >= reconnectedAt || reconnectedAt - gateway.arrivedAt <= max(silence, gateway.longestGap)
     }
 
     /// When the silence counted from `since` reached its threshold (or, with no `since`, when one
