@@ -15,61 +15,12 @@ struct DeploymentScenarioTests {
     }
 
     /// A broker outage from 60 s to 360 s, the aggregator disconnected too (its arrival clock
-    /// stops). Every edge buffers; after the broker returns the edges reconnect in turn (backoff
-    /// up to 10 s) and replay their backlog oldest first, `late` ones last. `heard(gw, s)` says
-    /// whether `gw` hears the tag in the second from `s`. Live mode: each batch carries its
-    /// arrival on the aggregator's connected clock, and the reconnection is noted.
-    func brokerOutage(late: [String], heard: (String, Int64) -> Bool) throws -> Driver {
-        var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
-        let stop = t0 + 60_000, back = t0 + 360_000
-        var clock = t0  // the arrival clock: wall time less the outage
-        func batchAt(_ gw: String, _ s: Int64) {
-            let sightings = heard(gw, s) ? (0..<4).map { (Fixture.tag, s + Int64($0) * 250, -60) } : []
-            clock += 1
-            d.batch(gw, sent: s + 1000, sightings, arrival: clock)
-        }
-        var s = t0
-        while s < stop {
-            clock = s + 1000
-            for gw in all { batchAt(gw, s) }
-            s += 1000
-        }
-        d.engine.noteReconnect(arrival: clock)
-        let early = all.filter { !late.contains($0) }
-        var r = s
-        while r < back { for gw in early { batchAt(gw, r) }; r += 1000 }
-        clock += 10_000  // the late edges reconnect 10 s later
-        r = s
-        while r < back { for gw in late { batchAt(gw, r) }; r += 1000 }
-        while r < back + 60_000 {
-            clock += 1000
-            for gw in all { batchAt(gw, r) }
-            r += 1000
-        }
-        return d
-    }
-
-    @Test("broker outage, staggered reconnect: a device only the last edge back hears stays inside")
-    func outageDeaf() throws {
-        let d = try brokerOutage(late: ["gw-c"]) { gw, _ in gw == "gw-c" }
-        #expect(exitsOf(d, Fixture.tag) == ["enter @0s"])
-    }
-
-    @Test("broker outage, staggered reconnect: a device two late edges hear stays inside")
-    func outageDeaf2() throws {
-        let d = try brokerOutage(late: ["gw-b", "gw-b2"]) { gw, _ in gw == "gw-b" || gw == "gw-b2" }
-        #expect(exitsOf(d, Fixture.tag) == ["enter @0s"])
-    }
-
-    @Test("broker outage, staggered reconnect: a device that moved to the late edge's section during the outage stays inside")
-    func outageListening() throws {
-        let d = try brokerOutage(late: ["gw-c"]) { gw, s in gw == "gw-c" || (gw == "gw-a" && s < t0 + 60_000) }
-        #expect(exitsOf(d, Fixture.tag) == ["enter @0s"])
-    }
-
-    /// The late edge replays its backlog interleaved with the others' live traffic, `rate` batches
-    /// a second from `delay` ms after the reconnection (its back-off), then goes live.
-    func outageInterleaved(late: String, rate: Int, delay: Int64, heard: (String, Int64) -> Bool) throws -> Driver {
+    /// stops). Every edge buffers; after the broker returns the early edges replay their backlog at
+    /// once and go live, while the `late` ones replay theirs `rate` batches a second from `delay`
+    /// ms after the reconnection (their back-off), interleaved with the others' live traffic.
+    /// `heard(gw, s)` says whether `gw` hears the tag in the second from `s`. Live mode: each
+    /// batch carries its arrival on the aggregator's connected clock, and the reconnection is noted.
+    func outage(late: [String], rate: Int = 1000, delay: Int64 = 10_000, heard: (String, Int64) -> Bool) throws -> Driver {
         var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
         let stop = t0 + 60_000, back = t0 + 360_000
         var clock = t0
@@ -85,7 +36,7 @@ struct DeploymentScenarioTests {
             s += 1000
         }
         d.engine.noteReconnect(arrival: clock)
-        let early = all.filter { $0 != late }
+        let early = all.filter { !late.contains($0) }
         var r = s
         while r < back { for gw in early { batchAt(gw, r) }; r += 1000 }
         var lateNext = s, live = back, wall: Int64 = 0
@@ -95,21 +46,43 @@ struct DeploymentScenarioTests {
             for gw in early { batchAt(gw, live) }
             if wall > delay {
                 var n = 0
-                while n < rate && lateNext <= live { batchAt(late, lateNext); lateNext += 1000; n += 1 }
+                while n < rate && lateNext <= live {
+                    for gw in late { batchAt(gw, lateNext) }
+                    lateNext += 1000
+                    n += 1
+                }
             }
             live += 1000
         }
         return d
     }
 
+    @Test("broker outage, staggered reconnect: a device only the last edge back hears stays inside")
+    func outageDeaf() throws {
+        let d = try outage(late: ["gw-c"]) { gw, _ in gw == "gw-c" }
+        #expect(exitsOf(d, Fixture.tag) == ["enter @0s"])
+    }
+
+    @Test("broker outage, staggered reconnect: a device two late edges hear stays inside")
+    func outageDeaf2() throws {
+        let d = try outage(late: ["gw-b", "gw-b2"]) { gw, _ in gw == "gw-b" || gw == "gw-b2" }
+        #expect(exitsOf(d, Fixture.tag) == ["enter @0s"])
+    }
+
+    @Test("broker outage, staggered reconnect: a device that moved to the late edge's section during the outage stays inside")
+    func outageListening() throws {
+        let d = try outage(late: ["gw-c"]) { gw, s in gw == "gw-c" || (gw == "gw-a" && s < t0 + 60_000) }
+        #expect(exitsOf(d, Fixture.tag) == ["enter @0s"])
+    }
+
     @Test("broker outage: the late edge replays its backlog among the others' live traffic, up to 16 s late; no exit",
           arguments: [(20, 5_000), (50, 5_000), (20, 12_000), (5, 5_000), (20, 16_000)] as [(Int, Int64)])
     func outageInterleavedReplay(_ rate: Int, _ delay: Int64) throws {
-        let moved = try outageInterleaved(late: "gw-c", rate: rate, delay: delay) { gw, s in
+        let moved = try outage(late: ["gw-c"], rate: rate, delay: delay) { gw, s in
             (gw == "gw-a" && s < t0 + 100_000) || (gw == "gw-c" && s >= t0 + 100_000)
         }
         #expect(exitsOf(moved, Fixture.tag) == ["enter @0s"], "moved into the late edge's section")
-        let only = try outageInterleaved(late: "gw-c", rate: rate, delay: delay) { gw, _ in gw == "gw-c" }
+        let only = try outage(late: ["gw-c"], rate: rate, delay: delay) { gw, _ in gw == "gw-c" }
         #expect(exitsOf(only, Fixture.tag) == ["enter @0s"], "heard by the late edge only")
     }
 
