@@ -35,11 +35,15 @@ struct Replay: ParsableCommand {
     @Option(help: "After the trace, let this many seconds of event time pass, the gateways alive at its end hearing no one (exits of devices still inside; 0…86400).")
     var drain: Double = 0
 
+    @Option(help: "Put the trace back into event-time order first, holding each message until event time is this many seconds past it (0: off; 0…86400). For a trace with a broker outage, in which edges sent their backlogs one after another: use a window longer than the outage.")
+    var reorder: Double = 0
+
     @Option(help: "Tuning keys to try instead of the config's, as a JSON object, e.g. '{\"rule\":\"hmm\",\"switch_margin_db\":4}'.")
     var tuning: String?
 
     func validate() throws {
         guard (0...86_400).contains(drain) else { throw ValidationError("--drain \(drain) is not 0…86400 seconds") }
+        guard (0...86_400).contains(reorder) else { throw ValidationError("--reorder \(reorder) is not 0…86400 seconds") }
     }
 
     func run() throws {
@@ -70,19 +74,29 @@ struct Replay: ParsableCommand {
         }
         var out: [Outbound] = []
         var output = BufferedStdout()
+        func handle(_ line: TraceReader.Line, number: Int) {
+            let verdict = processor.handle(topic: line.topic, payload: line.payload, now: nil, into: &out)
+            if case .rejected(let reason, let detail) = verdict {
+                FileHandleStderr.write("trace line \(number): rejected (\(reason)): \(detail)\n")
+            }
+            for o in out { output.line(o.traceLine) }
+            out.removeAll(keepingCapacity: true)
+        }
+        var held = reorder > 0 ? EventTimeReorder<(TraceReader.Line, Int)>(window: Int64(reorder * 1000)) : nil
         while let line = reader.next() {
             switch line {
             case .failure(let error):
                 FileHandleStderr.write("\(error)\n")
             case .success(let line):
-                let verdict = processor.handle(topic: line.topic, payload: line.payload, now: nil, into: &out)
-                if case .rejected(let reason, let detail) = verdict {
-                    FileHandleStderr.write("trace line \(reader.lineNumber): rejected (\(reason)): \(detail)\n")
+                if held != nil {
+                    held!.push((line, reader.lineNumber), time: processor.eventTime(topic: line.topic, payload: line.payload))
+                    while let (due, number) = held!.pop() { handle(due, number: number) }
+                } else {
+                    handle(line, number: reader.lineNumber)
                 }
             }
-            for o in out { output.line(o.traceLine) }
-            out.removeAll(keepingCapacity: true)
         }
+        while let (due, number) = held?.pop(flush: true) { handle(due, number: number) }
         if let error = reader.readError {
             output.flush()
             FileHandleStderr.write("\(error)\n")
@@ -94,7 +108,11 @@ struct Replay: ParsableCommand {
         }
         output.flush()
         let c = processor.counters
-        FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\n")
+        // A batch more than 64 of its gateway's batches older than the newest is taken for a
+        // repeat: in a trace edited or merged by hand that is data lost, so it is said.
+        let d = processor.engine.statistics.duplicateBatches
+        let duplicates = d == 0 ? "" : ", \(d) batches ignored as repeats of a seq already seen (or more than 64 older than their gateway's newest)"
+        FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\(duplicates)\n")
     }
 }
 

@@ -135,7 +135,7 @@ struct DeploymentScenarioTests {
         while r < t0 + 360_000 { for gw in all where gw != "gw-c" { batchAt(gw, r) }; r += 1000 }
         r = s
         while r < t0 + 360_000 { batchAt("gw-c", r); r += 1000 }
-        withKnownIssue("a replayed trace has no arrival clock: an edge whose backlog comes last looks down") {
+        withKnownIssue("a replayed trace has no arrival clock: an edge whose backlog comes last looks down (replay --reorder bridges it: ReplayReorderTests)") {
             #expect(exitsOf(d, Fixture.tag) == ["enter @0s"])
         }
     }

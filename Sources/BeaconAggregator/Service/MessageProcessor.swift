@@ -149,6 +149,27 @@ public struct MessageProcessor {
         }
     }
 
+    /// The event time a message carries — a batch's `sent`, a gateway status's `t` — for putting
+    /// a trace back into event-time order (``EventTimeReorder``); nil for anything else, or for a
+    /// message ``handle(topic:payload:now:into:)`` would not accept from a gateway of the chain.
+    /// Decodes the payload: costs about what handling it does.
+    public func eventTime(topic: String, payload: [UInt8]) -> Int64? {
+        guard let parsed = try? scheme.parse(topic) else { return nil }
+        switch parsed {
+        case .sightings(let store, let gateway):
+            guard let g = engine.chain.gatewayIndex[gateway], engine.chain.stores[engine.chain.gateways[g].store].major == store else {
+                return nil
+            }
+            return try? decoder.withSightingBatch(payload) { header, _ in header.gateway == gateway ? header.sent : nil }
+        case .gatewayStatus(let gateway):
+            guard engine.chain.gatewayIndex[gateway] != nil, let status = try? decoder.decode(GatewayStatus.self, from: payload),
+                  status.gateway == gateway else { return nil }
+            return status.time
+        default:
+            return nil
+        }
+    }
+
     mutating func sightings(topic: String, store: StoreNumber, gateway: GatewayID, payload: [UInt8], now: Int64?,
                             into out: inout [Outbound]) -> Verdict {
         guard stores.contains(store) else {
