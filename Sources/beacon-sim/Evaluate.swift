@@ -20,7 +20,7 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Topic root.")
     var topicRoot = "beaconnet"
 
-    @Option(help: "End of the scored period, Unix ms (default: the last truth or event time).")
+    @Option(help: "End of the scored period, Unix ms (default: the simulation's end as the truth file records it; for an older truth file, the last truth or event time).")
     var end: Int64?
 
     @Flag(help: "Print the row only (to add rows under an earlier table).")
@@ -34,13 +34,15 @@ struct Evaluate: ParsableCommand {
     }
 
     func run() throws {
-        let truths = try TruthFile.read(path: truth)
+        let (truths, simulated) = try TruthFile.readWithEnd(path: truth)
         let (reported, last) = try TruthFile.readEvents(path: events, scheme: try TopicScheme(root: topicRoot))
         if last == .min && truths.contains(where: { $0.store != nil }) {
             // Scoring would say 0 % and count every truth as missed: the wrong file, not a bad run.
             throw ValidationError("\(events) has no event or device state under \(topicRoot)/ (the sightings trace instead of the aggregator's output, or another --topic-root?)")
         }
-        let end = end ?? max(truths.map(\.time).max() ?? 0, last)
+        // Not the last event: after `replay --drain` that is the drain's exits, scored as
+        // shoppers leaving the simulated stores after the simulation ended.
+        let end = end ?? simulated ?? max(truths.map(\.time).max() ?? 0, last)
         let report = Evaluator.evaluate(truth: truths, reported: reported, end: end)
         if !noHeader { print(Report.header) }
         print(Report.row(label, report))

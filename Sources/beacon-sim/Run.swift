@@ -109,6 +109,7 @@ struct Run: AsyncParsableCommand {
                 try truthOut.write(contentsOf: Data(changes.map { TruthFile.line($0) + "\n" }.joined().utf8))
             }
         }
+        try truthOut.write(contentsOf: Data((TruthFile.endLine(simulation.now) + "\n").utf8))
         switch sink {
         case .trace(let out): try? out.close()
         case .broker(let client): await client.disconnect()

@@ -92,6 +92,31 @@ struct CommandLineTests {
         #expect(result.status == 2)
         #expect(result.output.contains("cannot read the trace"), "\(result.output)")
     }
+    @Test("beacon-sim run → replay --drain → evaluate: the drain's exits, after the simulation ended, are not scored")
+    func drainedReplayEvaluates() async throws {
+        let directory = try TestDirectory.make("sim-drain")
+        let trace = directory.appendingPathComponent("trace.txt").path, truth = directory.appendingPathComponent("truth.jsonl").path
+        let chain = directory.appendingPathComponent("chain.json").path
+        let sim = try await Self.run("beacon-sim", ["run", "--trace", trace, "--truth", truth, "--duration", "120"])
+        #expect(sim.status == 0, "\(sim.output)")
+        #expect(try String(contentsOfFile: truth, encoding: .utf8).hasSuffix(#","end":true}"# + "\n"), "the truth file records the end")
+        let printed = try await Self.run("beacon-sim", ["chain"])
+        try printed.output.write(toFile: chain, atomically: false, encoding: .utf8)
+        let replay = try await Self.run("beacon-aggregator", ["replay", "--config", chain, trace, "--drain", "120"])
+        #expect(replay.status == 0)
+        let events = directory.appendingPathComponent("events.txt").path
+        try replay.output.split(separator: "\n").filter { !$0.hasPrefix("replay:") }.joined(separator: "\n").write(toFile: events, atomically: false, encoding: .utf8)
+        let scored = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--events", events, "--no-header"])
+        #expect(scored.status == 0, "\(scored.output)")
+        // Columns: label, section%, settled%, settling%, store%, change, enter, exit, missed, false ent/exit, flaps.
+        let columns = scored.output.split(whereSeparator: \.isWhitespace)
+        #expect(columns.count == 11, "\(scored.output)")
+        if columns.count == 11 {
+            #expect(columns[9].hasSuffix("/0"), "no false exit: \(scored.output)")
+            #expect(Double(columns[1]).map { $0 > 80 } == true, "\(scored.output)")
+        }
+    }
+
     @Test("beacon-sim run: the people and radio flags reach the simulation")
     func simulatorKnobs() async throws {
         let directory = try TestDirectory.make("sim-knobs")

@@ -43,13 +43,13 @@ struct GoldenPayloadTests {
     @Test("each example is published on the topic the README names")
     func topics() {
         let scheme = TopicScheme.standard
-        #expect(scheme.string(for: .sightings(store: 12, gateway: Fixtures.batch.gateway)) == "beaconnet/sightings/12/gw-12-3")
+        #expect(scheme.string(for: .sightings(store: 12, gateway: Fixtures.batch.gateway)) == "beaconnet/sightings/12/gw-12-3a")
         #expect(scheme.string(for: Fixtures.sectionEnter.topic) == "beaconnet/events/12/3/enter")
         #expect(scheme.string(for: Fixtures.storeExit.topic) == "beaconnet/events/12/exit")
         #expect(scheme.string(for: Fixtures.state.topic) == "beaconnet/devices/ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207/state")
         #expect(scheme.string(for: Fixtures.sectionOccupancy.topic) == "beaconnet/occupancy/12/3")
         #expect(scheme.string(for: Fixtures.storeOccupancy.topic) == "beaconnet/occupancy/12")
-        #expect(scheme.string(for: Fixtures.gatewayOnline.topic) == "beaconnet/gateways/gw-12-3/status")
+        #expect(scheme.string(for: Fixtures.gatewayOnline.topic) == "beaconnet/gateways/gw-12-3a/status")
         #expect(scheme.string(for: Fixtures.aggregatorOnline.topic) == "beaconnet/aggregators/agg-eu-1/status")
         #expect(scheme.string(for: .rejects(Fixtures.aggregator)) == "beaconnet/rejects/agg-eu-1")
     }

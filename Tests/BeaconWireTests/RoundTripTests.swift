@@ -41,7 +41,7 @@ struct RoundTripTests {
         PayloadCase("aggregator going offline", AggregatorStatus(aggregator: Fixtures.aggregator, state: .offline, version: "0.1.0", time: 1_732_350_000_000)),
         PayloadCase("reject", Fixtures.reject),
         PayloadCase("reject of binary garbage", Reject(
-            topic: "beaconnet/sightings/12/gw-12-3", error: WireError(field: "", reason: .invalidUTF8(offset: 3)), time: 1_732_350_000_000,
+            topic: "beaconnet/sightings/12/gw-12-3a", error: WireError(field: "", reason: .invalidUTF8(offset: 3)), time: 1_732_350_000_000,
             payload: [0x7B, 0x22, 0xFF, 0xFE, 0x00, 0x22] + Array(repeating: 0x41, count: 400))),
     ]
 
@@ -79,7 +79,7 @@ struct RoundTripTests {
 
     @Test("unknown fields are ignored, so newer senders stay readable")
     func forwardCompatible() throws {
-        let json = #"{"v":1,"gw":"gw-12-3","seq":1,"sent":1732350000000,"fw":{"build":[1,2,3]},"sightings":[{"dev":"ib-1","t":1732350000000,"rssi":-60,"phy":"coded","tx":null,"addr":null}]}"#
+        let json = #"{"v":1,"gw":"gw-12-3a","seq":1,"sent":1732350000000,"fw":{"build":[1,2,3]},"sightings":[{"dev":"ib-1","t":1732350000000,"rssi":-60,"phy":"coded","tx":null,"addr":null}]}"#
         let batch = try SightingBatch.decode(json.utf8)
         #expect(batch.sightings == [Sighting(device: try DeviceID("ib-1"), time: 1_732_350_000_000, rssi: -60)])
     }
@@ -109,7 +109,7 @@ struct RoundTripTests {
     func reject() throws {
         let payload = Array(repeating: UInt8(ascii: "x"), count: 255) + [0xC3, 0xA9, 0x41]  // é cut in half at 256
         let error = WireError(field: "sightings[3].rssi", reason: .outOfRange(value: "45", bounds: "-127…20 dBm"))
-        let reject = Reject(topic: "beaconnet/sightings/12/gw-12-3", error: error, time: 1_732_350_000_000, payload: payload)
+        let reject = Reject(topic: "beaconnet/sightings/12/gw-12-3a", error: error, time: 1_732_350_000_000, payload: payload)
         #expect(reject.reason == "out_of_range")
         #expect(reject.field == "sightings[3].rssi")
         #expect(reject.detail == "sightings[3].rssi: 45 is out of range -127…20 dBm")

@@ -11,9 +11,9 @@ struct TopicTests {
     }
 
     static let every: [Named] = [
-        Named(topic: .sightings(store: 12, gateway: Fixtures.gateway), string: "beaconnet/sightings/12/gw-12-3"),
+        Named(topic: .sightings(store: 12, gateway: Fixtures.gateway), string: "beaconnet/sightings/12/gw-12-3a"),
         Named(topic: .sightings(store: 0, gateway: try! GatewayID("gw-0")), string: "beaconnet/sightings/0/gw-0"),
-        Named(topic: .gatewayStatus(Fixtures.gateway), string: "beaconnet/gateways/gw-12-3/status"),
+        Named(topic: .gatewayStatus(Fixtures.gateway), string: "beaconnet/gateways/gw-12-3a/status"),
         Named(topic: .event(.store(12), .enter), string: "beaconnet/events/12/enter"),
         Named(topic: .event(.store(65535), .exit), string: "beaconnet/events/65535/exit"),
         Named(topic: .event(.section(Fixtures.shoes), .enter), string: "beaconnet/events/12/3/enter"),

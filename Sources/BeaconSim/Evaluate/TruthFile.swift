@@ -3,8 +3,12 @@ import BeaconCore
 public import BeaconWire
 
 /// The ground-truth file: one JSON object per line, `{"t":ms,"dev":"…","major":101,"minor":3}`,
-/// `major`/`minor` null when the device is outside every store. One line per change.
+/// `major`/`minor` null when the device is outside every store. One line per change, and a last
+/// line `{"t":ms,"end":true}` when the simulation ended (files without it are still read).
 public enum TruthFile {
+    /// The line that marks the end of the simulated period.
+    public static func endLine(_ time: Int64) -> String { "{\"t\":\(time),\"end\":true}" }
+
     /// One line for a change.
     public static func line(_ change: TruthChange) -> String {
         let major = change.store.map(String.init) ?? "null"
@@ -17,10 +21,22 @@ public enum TruthFile {
     public static let plausibleTimes: ClosedRange<Int64> = 946_684_800_000...4_102_444_800_000
 
     /// Reads a truth file; a bad line throws with its number.
-    public static func read(path: String) throws -> [TruthChange] {
+    public static func read(path: String) throws -> [TruthChange] { try readWithEnd(path: path).changes }
+
+    /// Reads a truth file and the end of its simulated period, when it records one.
+    public static func readWithEnd(path: String) throws -> (changes: [TruthChange], end: Int64?) {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         var changes: [TruthChange] = []
+        var end: Int64?
         for (n, line) in text.split(whereSeparator: \.isNewline).enumerated() {
+            if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+               object["end"] as? Bool == true, let t = (object["t"] as? NSNumber)?.int64Value {
+                guard plausibleTimes.contains(t) else {
+                    throw EvaluationInputError(file: path, line: n + 1, reason: "end t \(t) is not a Unix ms time between 2000 and 2100")
+                }
+                end = t
+                continue
+            }
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let t = (object["t"] as? NSNumber)?.int64Value, let dev = object["dev"] as? String,
                   let device = try? DeviceID(dev)
@@ -32,7 +48,7 @@ public enum TruthFile {
             let minor = (object["minor"] as? NSNumber).map { SectionNumber(truncatingIfNeeded: $0.intValue) }
             changes.append(TruthChange(time: t, device: device, store: major, section: minor))
         }
-        return changes
+        return (changes, end)
     }
 
     /// Reads the aggregator's events from a `topic payload` trace (a `mosquitto_sub -v` recording

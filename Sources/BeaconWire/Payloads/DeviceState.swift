@@ -19,7 +19,8 @@ public struct DeviceState: WirePayload, Hashable {
     public var presence: Presence
     /// The chain's site UUID, 8-4-4-4-12 hex (`"uuid"`).
     public var uuid: String
-    /// The store, and the section if decided (`"major"`, `"minor"`); `nil` when outside or unknown.
+    /// The store, and the section if decided (`"major"`, `"minor"`): for `outside`, the ones the
+    /// device left; `nil` when it has no store (never decided).
     public var region: RegionScope?
     /// The store's name (`"store_name"`, ≤ 128 bytes).
     public var storeName: String?

@@ -41,7 +41,7 @@ public struct TopicScheme: Hashable, Sendable {
         self.rootLevels = levels ?? root.split(separator: "/", omittingEmptySubsequences: false)
     }
 
-    /// The topic string for `topic`, e.g. `beaconnet/sightings/12/gw-12-3`.
+    /// The topic string for `topic`, e.g. `beaconnet/sightings/12/gw-12-3a`.
     public func string(for topic: Topic) -> String {
         switch topic {
         case .sightings(let store, let gateway): "\(root)/sightings/\(store)/\(gateway.rawValue)"

@@ -4,7 +4,7 @@ import BeaconWire
 /// Realistic values shared by the tests; the golden payloads describe the same values as JSON.
 enum Fixtures {
     /// The chain's site UUID (the CLBeaconRegion proximity UUID of the deployment).
-    static let siteUUID = "F7826DA6-4FA2-4E98-8024-BC5B71E0893E"
+    static let siteUUID = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
     /// A shopper's phone running the chain's app, advertising as an iBeacon.
     static let phone = try! DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207")
     /// An Eddystone-UID tag on a cart.
@@ -12,7 +12,7 @@ enum Fixtures {
     /// A staff badge known by its static address.
     static let badge = try! DeviceID("mac-C4:7C:8D:6A:12:3F")
     /// The gateway in section 3 of store 12.
-    static let gateway = try! GatewayID("gw-12-3")
+    static let gateway = try! GatewayID("gw-12-3a")
     /// The aggregator for the European stores.
     static let aggregator = try! AggregatorID("agg-eu-1")
     /// Store 12, section 3 (shoes).
@@ -29,21 +29,21 @@ enum Fixtures {
 
     static let sectionEnter = RegionEvent(
         kind: .enter, region: .section(shoes), device: phone, uuid: siteUUID, storeName: "Lyon Part-Dieu",
-        sectionName: "Shoes", time: 1_732_349_998_870, fromSection: 2, proximity: .near, accuracy: 2.35,
+        sectionName: "Household", time: 1_732_349_998_870, fromSection: 2, proximity: .near, accuracy: 2.35,
         confidence: 0.92, sequence: 17)
 
     static let storeExit = RegionEvent(
         kind: .exit, region: .store(12), device: cart, uuid: siteUUID, storeName: "Lyon Part-Dieu",
-        time: 1_732_351_802_115, dwellMilliseconds: 1_874_300, proximity: .far, accuracy: 11.2, confidence: 0.85,
+        time: 1_732_351_802_115, dwellMilliseconds: 1_874_300, proximity: .unknown, accuracy: nil, confidence: 0.85,
         sequence: 4)
 
     static let state = DeviceState(
         device: phone, presence: .inside, uuid: siteUUID, region: .section(shoes), storeName: "Lyon Part-Dieu",
-        sectionName: "Shoes", since: 1_732_349_801_200, storeSince: 1_732_349_801_200, sectionSince: 1_732_349_998_870,
+        sectionName: "Household", since: 1_732_349_801_200, storeSince: 1_732_349_801_200, sectionSince: 1_732_349_998_870,
         lastSeen: 1_732_350_007_412, proximity: .near,
         accuracy: 1.8, confidence: 0.97, sequence: 18)
 
-    static let sectionOccupancy = Occupancy(region: .section(shoes), name: "Shoes", count: 14, time: 1_732_350_010_000)
+    static let sectionOccupancy = Occupancy(region: .section(shoes), name: "Household", count: 14, time: 1_732_350_010_000)
     static let storeOccupancy = Occupancy(region: .store(12), name: "Lyon Part-Dieu", count: 187, time: 1_732_350_010_000)
 
     static let gatewayOnline = GatewayStatus(
@@ -60,7 +60,7 @@ enum Fixtures {
             loss: [gateway: 2], restartGap: [gateway: 31], lagMilliseconds: 84, droppedPublishes: 0))
 
     static let reject = Reject(
-        topic: "beaconnet/sightings/12/gw-12-3", reason: "out_of_range", field: "sightings[3].rssi",
+        topic: "beaconnet/sightings/12/gw-12-3a", reason: "out_of_range", field: "sightings[3].rssi",
         detail: "sightings[3].rssi: 45 is out of range -127…20 dBm", time: 1_732_350_001_210,
-        payloadPrefix: #"{"v":1,"gw":"gw-12-3","seq":48214,"sent":1732350001000,"sightings":[{"dev":"ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207","t":1732350000412,"rssi":-66,"tx":-59},"#)
+        payloadPrefix: #"{"v":1,"gw":"gw-12-3a","seq":48214,"sent":1732350001000,"sightings":[{"dev":"ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207","t":1732350000412,"rssi":-66,"tx":-59},"#)
 }

@@ -2,11 +2,11 @@
 /// shows them. Each decodes to the value in ``Fixtures`` and is, minus whitespace, exactly what
 /// the encoder writes for that value, so the README cannot drift from the code.
 enum GoldenPayloads {
-    /// `beaconnet/sightings/12/gw-12-3`
+    /// `beaconnet/sightings/12/gw-12-3a`
     static let sightingBatch = #"""
         {
           "v": 1,
-          "gw": "gw-12-3",
+          "gw": "gw-12-3a",
           "seq": 48213,
           "sent": 1732350000000,
           "sightings": [
@@ -25,11 +25,11 @@ enum GoldenPayloads {
           "kind": "enter",
           "scope": "section",
           "dev": "ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207",
-          "uuid": "F7826DA6-4FA2-4E98-8024-BC5B71E0893E",
+          "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
           "major": 12,
           "minor": 3,
           "store_name": "Lyon Part-Dieu",
-          "section_name": "Shoes",
+          "section_name": "Household",
           "t": 1732349998870,
           "from_minor": 2,
           "proximity": "near",
@@ -46,13 +46,12 @@ enum GoldenPayloads {
           "kind": "exit",
           "scope": "store",
           "dev": "eu-edd1ebeac04e5defa017-0b1c2d3e4f50",
-          "uuid": "F7826DA6-4FA2-4E98-8024-BC5B71E0893E",
+          "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
           "major": 12,
           "store_name": "Lyon Part-Dieu",
           "t": 1732351802115,
           "dwell_ms": 1874300,
-          "proximity": "far",
-          "accuracy": 11.2,
+          "proximity": "unknown",
           "confidence": 0.85,
           "seq": 4
         }
@@ -64,11 +63,11 @@ enum GoldenPayloads {
           "v": 1,
           "dev": "ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207",
           "state": "inside",
-          "uuid": "F7826DA6-4FA2-4E98-8024-BC5B71E0893E",
+          "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
           "major": 12,
           "minor": 3,
           "store_name": "Lyon Part-Dieu",
-          "section_name": "Shoes",
+          "section_name": "Household",
           "since": 1732349801200,
           "store_since": 1732349801200,
           "section_since": 1732349998870,
@@ -82,7 +81,7 @@ enum GoldenPayloads {
 
     /// `beaconnet/occupancy/12/3` (retained)
     static let sectionOccupancy = #"""
-        { "v": 1, "major": 12, "minor": 3, "name": "Shoes", "count": 14, "t": 1732350010000 }
+        { "v": 1, "major": 12, "minor": 3, "name": "Household", "count": 14, "t": 1732350010000 }
         """#
 
     /// `beaconnet/occupancy/12` (retained)
@@ -90,11 +89,11 @@ enum GoldenPayloads {
         { "v": 1, "major": 12, "name": "Lyon Part-Dieu", "count": 187, "t": 1732350010000 }
         """#
 
-    /// `beaconnet/gateways/gw-12-3/status` (retained)
+    /// `beaconnet/gateways/gw-12-3a/status` (retained)
     static let gatewayOnline = #"""
         {
           "v": 1,
-          "gw": "gw-12-3",
+          "gw": "gw-12-3a",
           "state": "online",
           "version": "0.1.0",
           "major": 12,
@@ -112,9 +111,9 @@ enum GoldenPayloads {
         }
         """#
 
-    /// `beaconnet/gateways/gw-12-3/status`: the edge's Last Will.
+    /// `beaconnet/gateways/gw-12-3a/status`: the edge's Last Will.
     static let gatewayLastWill = #"""
-        { "v": 1, "gw": "gw-12-3", "state": "offline" }
+        { "v": 1, "gw": "gw-12-3a", "state": "offline" }
         """#
 
     /// `beaconnet/aggregators/agg-eu-1/status` (retained)
@@ -132,8 +131,8 @@ enum GoldenPayloads {
             "sightings": 45913650,
             "devices": 3120,
             "rejects": { "invalid_json": 1, "out_of_range": 4 },
-            "loss": { "gw-12-3": 2 },
-            "restart_gap": { "gw-12-3": 31 },
+            "loss": { "gw-12-3a": 2 },
+            "restart_gap": { "gw-12-3a": 31 },
             "lag_ms": 84,
             "dropped_publishes": 0
           }
@@ -144,12 +143,12 @@ enum GoldenPayloads {
     static let reject = #"""
         {
           "v": 1,
-          "topic": "beaconnet/sightings/12/gw-12-3",
+          "topic": "beaconnet/sightings/12/gw-12-3a",
           "reason": "out_of_range",
           "field": "sightings[3].rssi",
           "detail": "sightings[3].rssi: 45 is out of range -127…20 dBm",
           "t": 1732350001210,
-          "payload_prefix": "{\"v\":1,\"gw\":\"gw-12-3\",\"seq\":48214,\"sent\":1732350001000,\"sightings\":[{\"dev\":\"ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207\",\"t\":1732350000412,\"rssi\":-66,\"tx\":-59},"
+          "payload_prefix": "{\"v\":1,\"gw\":\"gw-12-3a\",\"seq\":48214,\"sent\":1732350001000,\"sightings\":[{\"dev\":\"ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207\",\"t\":1732350000412,\"rssi\":-66,\"tx\":-59},"
         }
         """#
 }
