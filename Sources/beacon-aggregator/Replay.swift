@@ -35,7 +35,7 @@ struct Replay: ParsableCommand {
     @Option(help: "After the trace, let this many seconds of event time pass, the gateways alive at its end hearing no one (exits of devices still inside; 0…86400).")
     var drain: Double = 0
 
-    @Option(help: "Put the trace back into event-time order first, holding each message until event time is this many seconds past it (0: off; 0…86400). For a trace with a broker outage, in which edges sent their backlogs one after another: use a window longer than the outage.")
+    @Option(help: "Put the trace back into event-time order first, holding each message until event time is this many seconds past it (0: off; 0…86400). For a trace with a broker outage, in which edges sent their backlogs one after another: use a window longer than the outage. That much traffic is held in memory.")
     var reorder: Double = 0
 
     @Option(help: "Tuning keys to try instead of the config's, as a JSON object, e.g. '{\"rule\":\"hmm\",\"switch_margin_db\":4}'.")
@@ -89,7 +89,8 @@ struct Replay: ParsableCommand {
                 FileHandleStderr.write("\(error)\n")
             case .success(let line):
                 if held != nil {
-                    held!.push((line, reader.lineNumber), time: processor.eventTime(topic: line.topic, payload: line.payload))
+                    let key = processor.orderingKey(topic: line.topic, payload: line.payload)
+                    held!.push((line, reader.lineNumber), source: key?.source, time: key?.time)
                     while let (due, number) = held!.pop() { handle(due, number: number) }
                 } else {
                     handle(line, number: reader.lineNumber)
@@ -108,10 +109,10 @@ struct Replay: ParsableCommand {
         }
         output.flush()
         let c = processor.counters
-        // A batch more than 64 of its gateway's batches older than the newest is taken for a
+        // A batch 64 or more of its gateway's batches older than the newest is taken for a
         // repeat: in a trace edited or merged by hand that is data lost, so it is said.
         let d = processor.engine.statistics.duplicateBatches
-        let duplicates = d == 0 ? "" : ", \(d) batches ignored as repeats of a seq already seen (or more than 64 older than their gateway's newest)"
+        let duplicates = d == 0 ? "" : ", \(d) batches ignored as repeats of a seq already seen (or 64 or more older than their gateway's newest)"
         FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\(duplicates)\n")
     }
 }

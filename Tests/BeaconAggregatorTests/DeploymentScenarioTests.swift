@@ -197,4 +197,26 @@ struct DeploymentScenarioTests {
         }
         #expect(exitsOf(d, Fixture.tag).count == 2, "\(exitsOf(d, Fixture.tag))")
     }
+
+    /// A review found every restored device whose section's gateway had not delivered by the
+    /// first sweep went `unknown` and straight back to `inside` after a restart: a state blip every
+    /// consumer saw. Live (arrival clock) and replayed.
+    @Test("after a restart, a device restored in the section of a gateway not heard from yet stays inside (no unknown blip)",
+          arguments: [true, false])
+    func restoredBeforeItsGatewayReports(_ live: Bool) throws {
+        var d = Driver(try Fixture.engine())
+        d.engine.restore([RestoredState(device: Fixture.phone, state: .inside, store: 1, section: 30, since: t0 - 60_000, lastSeen: t0 - 1000, sequence: 41)])
+        // Batch windows of 1 s, each gateway at its own phase; gw-c (section 30) comes last.
+        let phases: [(String, Int64)] = [("gw-a", 0), ("gw-b", 250), ("gw-b2", 500), ("gw-h", 600), ("gw-c", 750)]
+        var s = t0
+        while s < t0 + 40_000 {
+            for (gw, phase) in phases {
+                let heard = gw == "gw-c" ? (0..<4).map { (Fixture.phone, s + phase - 1000 + Int64($0) * 250, -60) } : []
+                d.batch(gw, sent: s + phase, heard, arrival: live ? s + phase + 5 : nil)
+            }
+            s += 1000
+        }
+        #expect(d.states.map(\.state).allSatisfy { $0 == .inside }, "\(d.states.map(\.state))")
+        #expect(d.transitions.isEmpty, "\(d.transitions)")
+    }
 }

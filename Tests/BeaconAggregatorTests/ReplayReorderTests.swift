@@ -15,32 +15,53 @@ struct ReplayReorderTests {
     @Test("lines come out oldest first once event time is a window past them; ties and timeless lines keep the trace's order")
     func order() {
         var r = EventTimeReorder<String>(window: 10)
-        r.push("no time yet", time: nil)
+        r.push("no time yet", source: nil, time: nil)
         #expect(r.pop() == "no time yet", "nothing to wait for before any time is known")
-        r.push("b@105", time: 105)
-        r.push("a@100", time: 100)
-        r.push("c@105", time: 105)
-        r.push("status", time: nil)
+        r.push("b@105", source: "b", time: 105)
+        r.push("a@100", source: "a", time: 100)
+        r.push("c@105", source: "c", time: 105)
+        r.push("status", source: nil, time: nil)
         #expect(r.pop() == nil, "105 is not 10 past 100 yet")
-        r.push("d@110", time: 110)
+        r.push("d@110", source: "d", time: 110)
+        r.push("d@111", source: "d", time: 111)
+        #expect(r.pop() == nil, "event time is the second-newest gateway's: 110")
+        r.push("b@110", source: "b", time: 110)
         #expect(r.pop() == "a@100")
         #expect(r.pop() == nil)
-        r.push("e@120", time: 120)
+        r.push("e@120", source: "e", time: 120)
+        r.push("a@121", source: "a", time: 121)
         var out: [String] = []
         while let l = r.pop() { out.append(l) }
-        #expect(out == ["b@105", "c@105", "status", "d@110"], "the status was read when 105 was the newest time")
-        #expect(r.count == 1)
+        #expect(out == ["b@105", "c@105", "status", "d@110", "b@110"], "the status was read when 105 was event time")
+        #expect(r.count == 3)
+        #expect(r.pop(flush: true) == "d@111")
         #expect(r.pop(flush: true) == "e@120")
+        #expect(r.pop(flush: true) == "a@121")
         #expect(r.pop(flush: true) == nil)
     }
 
     @Test("a window of 0 releases each line as soon as nothing older can be waiting for it")
     func zeroWindow() {
         var r = EventTimeReorder<Int>(window: 0)
-        r.push(1, time: 5)
+        r.push(1, source: "a", time: 5)
         #expect(r.pop() == 1)
-        r.push(2, time: 3)
+        r.push(2, source: "b", time: 3)
         #expect(r.pop() == 2, "older than the newest: released at once, as it would be without reordering")
+    }
+
+    @Test("a gateway's own lines never change order (a clock stepped back); its status comes after its earlier lines")
+    func ownOrder() {
+        var r = EventTimeReorder<String>(window: 10)
+        r.push("a1@200", source: "a", time: 200)
+        r.push("b@100", source: "b", time: 100)
+        r.push("a2@150", source: "a", time: 150)
+        r.push("a status", source: "a", time: nil)
+        r.push("b@101", source: "b", time: 101)
+        r.push("c@300", source: "c", time: 300)
+        r.push("b@300", source: "b", time: 300)
+        var out: [String] = []
+        while let l = r.pop(flush: true) { out.append(l) }
+        #expect(out == ["b@100", "b@101", "a1@200", "a2@150", "a status", "c@300", "b@300"])
     }
 
     /// Lines in the order a recording would hold them, the tag heard by `gw-c` only: all gateways
@@ -85,7 +106,8 @@ struct ReplayReorderTests {
         }
         var held = EventTimeReorder<(String, [UInt8])>(window: window)
         for line in lines {
-            held.push(line, time: p.eventTime(topic: line.0, payload: line.1))
+            let key = p.orderingKey(topic: line.0, payload: line.1)
+            held.push(line, source: key?.source, time: key?.time)
             while let (topic, payload) = held.pop() { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
         }
         while let (topic, payload) = held.pop(flush: true) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
@@ -113,6 +135,49 @@ struct ReplayReorderTests {
         out.map(\.traceLine).filter {
             $0.hasPrefix("beaconnet/events/1/exit ") || ($0.hasPrefix("beaconnet/devices/") && $0.contains(#""state":"unknown""#))
         }
+    }
+
+    @Test("one gateway with a clock far ahead does not turn the reordering off for everyone else")
+    func farAhead() throws {
+        var lines = Self.outageTrace()
+        let rogue = SightingBatch(gateway: try GatewayID("gw-h"), sequence: 10_000, sent: Self.t0 + 3_600_000, sightings: [])
+        lines.insert(("beaconnet/sightings/2/gw-h", rogue.encoded()), at: 70 * 5)
+        let out = try Self.replay(lines, reorder: 600_000)
+        let clean = try Self.replay(Self.outageTrace(), reorder: 600_000).map(\.traceLine)
+        // The rogue batch waits for the others and comes last (where, an hour ahead, the engine
+        // then takes every other gateway for silent, as it would anywhere in a plain replay):
+        // everything before it replays exactly as without it.
+        #expect(Array(out.map(\.traceLine).prefix(clean.count)) == clean)
+        let early = Self.upsets(out).filter { line in
+            let json = line.split(separator: " ", maxSplits: 1).last.map { Data($0.utf8) } ?? Data()
+            let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any]
+            let time = (object?["since"] as? NSNumber ?? object?["t"] as? NSNumber)?.int64Value ?? 0
+            return time < Self.t0 + 3_000_000
+        }
+        #expect(early.isEmpty, "\(early.prefix(2))")
+    }
+
+    @Test("a gateway whose clock steps back keeps its batches in its own order: none is lost as a repeat")
+    func clockStepsBack() throws {
+        var lines: [(String, [UInt8])] = []
+        for n in 0..<300 {
+            // 100 s fast for the first 150 batches, then corrected (same edge run).
+            let sent = Self.t0 + Int64(n) * 1000 + (n < 150 ? 100_000 : 0)
+            let sightings = [Sighting(device: Fixture.tag, time: sent - 500, rssi: -60)]
+            lines.append(("beaconnet/sightings/1/gw-a", SightingBatch(gateway: try GatewayID("gw-a"), sequence: UInt64(n), sent: sent, sightings: sightings, epoch: Self.t0).encoded()))
+            let b = SightingBatch(gateway: try GatewayID("gw-b"), sequence: UInt64(n), sent: Self.t0 + Int64(n) * 1000, sightings: [], epoch: Self.t0)
+            lines.append(("beaconnet/sightings/1/gw-b", b.encoded()))
+        }
+        var p = MessageProcessor(chain: try Fixture.config().resolve(), scheme: .standard, aggregator: try AggregatorID("replay"))
+        var out: [Outbound] = []
+        var held = EventTimeReorder<(String, [UInt8])>(window: 600_000)
+        for line in lines {
+            let key = p.orderingKey(topic: line.0, payload: line.1)
+            held.push(line, source: key?.source, time: key?.time)
+        }
+        while let (topic, payload) = held.pop(flush: true) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        #expect(p.engine.statistics.duplicateBatches == 0)
+        #expect(p.counters.sightings == 300)
     }
 
     @Test("a trace already in event-time order replays the same with or without reordering")

@@ -42,7 +42,8 @@ extension AggregationEngine {
                     forget(ti)
                 }
             case .inside, .unknown:
-                switch silenceEvidence(ti, at: w, arrival: arrival, replaying: replaying, silence: silence, heardTo: heardTo[tracks[ti].store]) {
+                switch silenceEvidence(ti, at: w, arrival: arrival, replaying: replaying, starting: starting, silence: silence,
+                                       heardTo: heardTo[tracks[ti].store]) {
                 case .listening(let quiet, let since):
                     let threshold = exitThreshold(ti)
                     if quiet > threshold {
@@ -139,7 +140,8 @@ extension AggregationEngine {
     ///
     /// Runs for every device inside at every sweep: it reads the track's scalars and borrows its
     /// links rather than copying the track (a copy retains its id and arrays).
-    func silenceEvidence(_ ti: Int, at w: Int64, arrival: Int64?, replaying: Bool, silence: Int64, heardTo: Int64) -> SilenceEvidence {
+    func silenceEvidence(_ ti: Int, at w: Int64, arrival: Int64?, replaying: Bool, starting: Bool, silence: Int64,
+                         heardTo: Int64) -> SilenceEvidence {
         let store = tracks[ti].store
         let lastSeen = tracks[ti].lastSeenInStore
         let stale = Int64(tuning.staleAfterSeconds * 1000)
@@ -167,7 +169,16 @@ extension AggregationEngine {
         let section = tracks[ti].section
         let standIns = anyRecent ? [] : (section >= 0 ? chain.sections[section].gateways : chain.stores[store].gateways)
         var standInFrom: Int64?
-        for g in standIns where isAlive(g, at: w, arrival: arrival, replaying: replaying, silence: silence) { standInFrom = max(standInFrom ?? lastSeen, gateways[g].aliveSince) }
+        for g in standIns {
+            if isAlive(g, at: w, arrival: arrival, replaying: replaying, silence: silence) {
+                standInFrom = max(standInFrom ?? lastSeen, gateways[g].aliveSince)
+            } else if starting && gateways[g].lastBatch == .min && !gateways[g].reportedOffline {
+                // Not heard from since the start yet — a later phase or a longer window than the
+                // rest, a backlog behind theirs: awaited, as the store's silences are (`heardTo`
+                // holds at the start), not taken for down (an `unknown` blip on every restart).
+                standInFrom = max(standInFrom ?? lastSeen, firstEventTime)
+            }
+        }
         if let standInFrom { return .listening(quiet: min(w, heardTo) - standInFrom, since: standInFrom) }
         var from = lastSeen, to = w, others = 0
         for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, lastSeen: lastSeen, stale: stale) && !standIns.contains(g) {

@@ -8,16 +8,27 @@
 /// lines oldest first gives the order an outage-free chain would have delivered — so a replay
 /// decides as if there had been no outage, provided the outage was shorter than the window.
 ///
-/// Lines are keyed by their event time (a batch's `sent`, a status's `t`); a line without one
-/// (an unparseable payload, a Last Will) keeps its place after the lines read before it. Ties keep
-/// the trace's order. At most `window` of event time is held in memory.
+/// Lines are keyed by their event time (a batch's `sent`), never out of their own gateway's order:
+/// a gateway's clock stepping back (NTP after a fast start) must not interleave its batches, or
+/// the engine would take the older `seq`s for repeats. A line without a time (a gateway status —
+/// its `t` does not move event time —, an unparseable payload) keeps its place after the lines
+/// read before it, and after its gateway's. Ties keep the trace's order.
+///
+/// "Event time" here is the second-newest gateway's newest batch (the newest while only one has
+/// spoken), so that one gateway with a clock far ahead cannot make every other line due at once
+/// and turn the reordering off; that gateway's own lines wait for the others, or the end. At
+/// most `window` of event time is held in memory (and such a gateway's lines).
 public struct EventTimeReorder<Line> {
     /// How far event time must have moved past a line before it is released, ms.
     public let window: Int64
-    /// The newest event time read so far (`Int64.min` before any).
-    public private(set) var newest: Int64 = .min
+    /// The event time reached (see above; `Int64.min` before any).
+    public var newest: Int64 { second != .min ? second : first }
     private var heap: [Entry] = []
     private var order = 0
+    /// Per gateway (source), the key of its latest timed line.
+    private var latest: [String: Int64] = [:]
+    /// The highest and second-highest of `latest`'s values, and whose the highest is.
+    private var first: Int64 = .min, second: Int64 = .min, firstSource: String?
 
     private struct Entry {
         var key: Int64
@@ -34,14 +45,25 @@ public struct EventTimeReorder<Line> {
     /// Lines held, not yet released.
     public var count: Int { heap.count }
 
-    /// Takes a line read from the trace, with its event time if it has one.
-    public mutating func push(_ line: Line, time: Int64?) {
-        let key: Int64
-        if let time {
-            newest = max(newest, time)
-            key = time
-        } else {
-            key = newest
+    /// Takes a line read from the trace: the gateway it is from (its source), if any, and its
+    /// event time if it has one.
+    public mutating func push(_ line: Line, source: String?, time: Int64?) {
+        var key = newest
+        if let source {
+            let previous = latest[source] ?? .min
+            if let time {
+                key = max(time, previous)
+                latest[source] = key
+                if source == firstSource {
+                    first = key
+                } else if key > first {
+                    (second, first, firstSource) = (first, key, source)
+                } else if key > second {
+                    second = key
+                }
+            } else {
+                key = max(key, previous)
+            }
         }
         heap.append(Entry(key: key, order: order, line: line))
         order += 1

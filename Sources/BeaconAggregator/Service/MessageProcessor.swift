@@ -149,22 +149,22 @@ public struct MessageProcessor {
         }
     }
 
-    /// The event time a message carries — a batch's `sent`, a gateway status's `t` — for putting
-    /// a trace back into event-time order (``EventTimeReorder``); nil for anything else, or for a
-    /// message ``handle(topic:payload:now:into:)`` would not accept from a gateway of the chain.
-    /// Decodes the payload: costs about what handling it does.
-    public func eventTime(topic: String, payload: [UInt8]) -> Int64? {
+    /// How a message sorts in a trace put back into event-time order (``EventTimeReorder``): the
+    /// gateway it is from, and for a batch ``handle(topic:payload:now:into:)`` would accept, its
+    /// `sent`. Nil for anything else (another topic, a store not selected, an unknown gateway).
+    /// Decodes a batch's payload: costs about what handling it does.
+    public func orderingKey(topic: String, payload: [UInt8]) -> (source: String, time: Int64?)? {
         guard let parsed = try? scheme.parse(topic) else { return nil }
         switch parsed {
         case .sightings(let store, let gateway):
-            guard let g = engine.chain.gatewayIndex[gateway], engine.chain.stores[engine.chain.gateways[g].store].major == store else {
-                return nil
-            }
-            return try? decoder.withSightingBatch(payload) { header, _ in header.gateway == gateway ? header.sent : nil }
+            guard stores.contains(store), let g = engine.chain.gatewayIndex[gateway],
+                  engine.chain.stores[engine.chain.gateways[g].store].major == store else { return nil }
+            let time = try? decoder.withSightingBatch(payload) { header, _ in header.gateway == gateway ? header.sent : nil }
+            return (gateway.rawValue, time ?? nil)
         case .gatewayStatus(let gateway):
-            guard engine.chain.gatewayIndex[gateway] != nil, let status = try? decoder.decode(GatewayStatus.self, from: payload),
-                  status.gateway == gateway else { return nil }
-            return status.time
+            guard let g = engine.chain.gatewayIndex[gateway],
+                  stores.contains(engine.chain.stores[engine.chain.gateways[g].store].major) else { return nil }
+            return (gateway.rawValue, nil)
         default:
             return nil
         }
