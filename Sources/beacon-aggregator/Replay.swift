@@ -82,7 +82,9 @@ struct Replay: ParsableCommand {
             for o in out { output.line(o.traceLine) }
             out.removeAll(keepingCapacity: true)
         }
-        var held = reorder > 0 ? EventTimeReorder<(TraceReader.Line, Int)>(window: Int64(reorder * 1000)) : nil
+        // At most 512 MiB of payloads held: event time stalls when one of only two gateways stops.
+        var held = reorder > 0 ? EventTimeReorder<(TraceReader.Line, Int)>(window: Int64(reorder * 1000), capacity: 512 << 20) : nil
+        var warned = false
         while let line = reader.next() {
             switch line {
             case .failure(let error):
@@ -90,8 +92,12 @@ struct Replay: ParsableCommand {
             case .success(let line):
                 if held != nil {
                     let key = processor.orderingKey(topic: line.topic, payload: line.payload)
-                    held!.push((line, reader.lineNumber), source: key?.source, time: key?.time)
+                    held!.push((line, reader.lineNumber), source: key?.source, time: key?.time, cost: line.payload.count + line.topic.utf8.count + 64)
                     while let (due, number) = held!.pop() { handle(due, number: number) }
+                    if held!.overflowed && !warned {
+                        warned = true
+                        FileHandleStderr.write("trace line \(reader.lineNumber): --reorder holds 512 MiB, the most it will: event time has stalled (with only two gateways, one has stopped?) or the window is long for this traffic; releasing the oldest messages from here on, not in event-time order\n")
+                    }
                 } else {
                     handle(line, number: reader.lineNumber)
                 }

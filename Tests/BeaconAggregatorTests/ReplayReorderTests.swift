@@ -49,6 +49,24 @@ struct ReplayReorderTests {
         #expect(r.pop() == 2, "older than the newest: released at once, as it would be without reordering")
     }
 
+    @Test("when event time stalls (one of two gateways stopped), the capacity bound releases the oldest lines instead of holding the trace")
+    func stalled() {
+        var r = EventTimeReorder<Int>(window: 10_000, capacity: 1_000)
+        r.push(-2, source: "a", time: 1_000)
+        r.push(-1, source: "b", time: 1_000)
+        var released: [Int] = []
+        for n in 0..<100_000 {
+            r.push(n, source: "a", time: 2_000 + Int64(n) * 1000)
+            while let l = r.pop() { released.append(l) }
+        }
+        #expect(r.count <= 1_000 && r.held <= 1_000)
+        #expect(r.overflowed)
+        #expect(released.prefix(3) == [-2, -1, 0] && released == released.sorted(), "oldest first")
+        var quiet = EventTimeReorder<Int>(window: 10_000, capacity: 1_000)
+        for n in 0..<500 { quiet.push(n, source: "a", time: Int64(n) * 1000); quiet.push(n, source: "b", time: Int64(n) * 1000); _ = quiet.pop() }
+        #expect(!quiet.overflowed, "under the bound nothing is released early")
+    }
+
     @Test("a gateway's own lines never change order (a clock stepped back); its status comes after its earlier lines")
     func ownOrder() {
         var r = EventTimeReorder<String>(window: 10)

@@ -38,4 +38,20 @@ struct TruthFileTests {
         try (good + "\n" + bad + "\n").write(toFile: path, atomically: false, encoding: .utf8)
         #expect { _ = try TruthFile.read(path: path) } throws: { "\($0)".contains(":2:") && "\($0)".contains("2000 and 2100") }
     }
+
+    @Test("the truth file's end line: read as the end of the simulated period; an older file without one still reads; an impossible end is refused")
+    func endLine() throws {
+        let directory = try TestDirectory.make("truth-end")
+        let change = #"{"t":1790000000000,"dev":"ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1","major":1,"minor":2}"#
+        let withEnd = directory.appendingPathComponent("with.jsonl").path
+        try (change + "\n" + TruthFile.endLine(1_790_000_600_000) + "\n").write(toFile: withEnd, atomically: false, encoding: .utf8)
+        let read = try TruthFile.readWithEnd(path: withEnd)
+        #expect(read.changes.count == 1 && read.end == 1_790_000_600_000)
+        let without = directory.appendingPathComponent("without.jsonl").path
+        try (change + "\n").write(toFile: without, atomically: false, encoding: .utf8)
+        #expect(try TruthFile.readWithEnd(path: without).end == nil)
+        let bad = directory.appendingPathComponent("bad.jsonl").path
+        try (change + "\n" + #"{"t":99,"end":true}"# + "\n").write(toFile: bad, atomically: false, encoding: .utf8)
+        #expect { _ = try TruthFile.readWithEnd(path: bad) } throws: { "\($0)".contains(":2:") && "\($0)".contains("end t 99") }
+    }
 }

@@ -16,8 +16,10 @@
 ///
 /// "Event time" here is the second-newest gateway's newest batch (the newest while only one has
 /// spoken), so that one gateway with a clock far ahead cannot make every other line due at once
-/// and turn the reordering off; that gateway's own lines wait for the others, or the end. At
-/// most `window` of event time is held in memory (and such a gateway's lines).
+/// and turn the reordering off; that gateway's own lines wait for the others, or the end — so one
+/// batch far ahead makes the rest of its gateway's lines wait too. About `window` of event time is
+/// held in memory; when event time stalls (only two gateways, one of them stopped), the `capacity`
+/// bound releases the oldest lines instead, and ``overflowed`` says so.
 public struct EventTimeReorder<Line> {
     /// How far event time must have moved past a line before it is released, ms.
     public let window: Int64
@@ -30,24 +32,33 @@ public struct EventTimeReorder<Line> {
     /// The highest and second-highest of `latest`'s values, and whose the highest is.
     private var first: Int64 = .min, second: Int64 = .min, firstSource: String?
 
+    /// The most `cost` held at once (see ``push(_:source:time:cost:)``).
+    public let capacity: Int
+    /// The `cost` held now.
+    public private(set) var held = 0
+    /// Whether a line was ever released early because `capacity` was reached.
+    public private(set) var overflowed = false
+
     private struct Entry {
         var key: Int64
         var order: Int
+        var cost: Int
         var line: Line
         func precedes(_ other: Entry) -> Bool { key != other.key ? key < other.key : order < other.order }
     }
 
-    public init(window: Int64) {
-        precondition(window >= 0)
+    public init(window: Int64, capacity: Int = .max) {
+        precondition(window >= 0 && capacity > 0)
         self.window = window
+        self.capacity = capacity
     }
 
     /// Lines held, not yet released.
     public var count: Int { heap.count }
 
-    /// Takes a line read from the trace: the gateway it is from (its source), if any, and its
-    /// event time if it has one.
-    public mutating func push(_ line: Line, source: String?, time: Int64?) {
+    /// Takes a line read from the trace: the gateway it is from (its source), if any, its event
+    /// time if it has one, and what holding it costs (bytes, say) against `capacity`.
+    public mutating func push(_ line: Line, source: String?, time: Int64?, cost: Int = 1) {
         var key = newest
         if let source {
             let previous = latest[source] ?? .min
@@ -65,7 +76,8 @@ public struct EventTimeReorder<Line> {
                 key = max(key, previous)
             }
         }
-        heap.append(Entry(key: key, order: order, line: line))
+        heap.append(Entry(key: key, order: order, cost: cost, line: line))
+        held += cost
         order += 1
         siftUp(heap.count - 1)
     }
@@ -76,8 +88,12 @@ public struct EventTimeReorder<Line> {
         guard let first = heap.first else { return nil }
         if !flush, first.key != .min {
             let (due, overflow) = newest.subtractingReportingOverflow(window)
-            if overflow || first.key > due { return nil }
+            if overflow || first.key > due {
+                guard held > capacity else { return nil }
+                overflowed = true
+            }
         }
+        held -= first.cost
         let last = heap.removeLast()
         if heap.isEmpty { return first.line }
         heap[0] = last
