@@ -69,7 +69,7 @@ struct ReplayReorderTests {
 
     @Test("a gateway's own lines never change order (a clock stepped back); its status comes after its earlier lines")
     func ownOrder() {
-        var r = EventTimeReorder<String>(window: 10)
+        var r = EventTimeReorder<String>(window: 60)
         r.push("a1@200", source: "a", time: 200)
         r.push("b@100", source: "b", time: 100)
         r.push("a2@150", source: "a", time: 150)
@@ -173,6 +173,27 @@ struct ReplayReorderTests {
             return time < Self.t0 + 3_000_000
         }
         #expect(early.isEmpty, "\(early.prefix(2))")
+    }
+
+    @Test("one batch far ahead from the gateway that hears the device: its later batches are not held behind it (the device stays inside); the glitch, coming last, moves nothing")
+    func glitchAhead() throws {
+        var lines = Self.outageTrace()
+        // gw-c's 71st batch (seq 70, in sequence) stamped an hour ahead: the trace's line 350 is
+        // in gw-a's backlog, so give it the next seq of gw-c after its live phase (60 batches) and
+        // renumber gw-c's backlog after it.
+        var seq: UInt64 = 0
+        var glitchAt: Int?
+        for (i, line) in lines.enumerated() where line.0 == "beaconnet/sightings/1/gw-c" {
+            let batch = try SightingBatch.decode(line.1)
+            if seq == 70 && glitchAt == nil { glitchAt = i }
+            lines[i].1 = SightingBatch(gateway: batch.gateway, sequence: seq, sent: seq == 70 ? Self.t0 + 3_600_000 : batch.sent,
+                                       sightings: batch.sightings).encoded()
+            seq += 1
+        }
+        #expect(glitchAt != nil)
+        let out = try Self.replay(lines, reorder: 600_000)
+        #expect(Self.upsets(out).isEmpty, "\(Self.upsets(out).prefix(2))")
+        #expect(Self.storeEvents(out) == ["beaconnet/events/1/enter"])
     }
 
     @Test("a gateway whose clock steps back keeps its batches in its own order: none is lost as a repeat")

@@ -16,8 +16,8 @@
 ///
 /// "Event time" here is the second-newest gateway's newest batch (the newest while only one has
 /// spoken), so that one gateway with a clock far ahead cannot make every other line due at once
-/// and turn the reordering off; that gateway's own lines wait for the others, or the end — so one
-/// batch far ahead makes the rest of its gateway's lines wait too. About `window` of event time is
+/// and turn the reordering off; that gateway's own lines wait for the others, or the end — unless
+/// they fall back more than `window` behind its glitch, which is then given up. About `window` of event time is
 /// held in memory; when event time stalls (only two gateways, one of them stopped), the `capacity`
 /// bound releases the oldest lines instead, and ``overflowed`` says so.
 public struct EventTimeReorder<Line> {
@@ -63,9 +63,17 @@ public struct EventTimeReorder<Line> {
         if let source {
             let previous = latest[source] ?? .min
             if let time {
-                key = max(time, previous)
+                // A gateway back more than the window behind its own latest line: that line was
+                // a glitch far ahead (or its clock was set far back). Keeping its order would make
+                // everything it sends from now wait behind that line; it is given up instead (the
+                // glitch, released when due or at the end, is then older than its gateway's
+                // newest `seq`s and ignored as a repeat — live, it would have been refused).
+                let steppedBack = previous != .min && previous - time > window
+                key = steppedBack ? time : max(time, previous)
                 latest[source] = key
-                if source == firstSource {
+                if steppedBack {
+                    recountLeaders()
+                } else if source == firstSource {
                     first = key
                 } else if key > first {
                     (second, first, firstSource) = (first, key, source)
@@ -99,6 +107,18 @@ public struct EventTimeReorder<Line> {
         heap[0] = last
         siftDown(0)
         return first.line
+    }
+
+    /// The two highest of `latest`'s values again, after one of them went down.
+    private mutating func recountLeaders() {
+        (first, second, firstSource) = (.min, .min, nil)
+        for (source, key) in latest {
+            if key > first {
+                (second, first, firstSource) = (first, key, source)
+            } else if key > second {
+                second = key
+            }
+        }
     }
 
     private mutating func siftUp(_ index: Int) {
