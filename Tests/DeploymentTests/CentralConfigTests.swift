@@ -22,15 +22,22 @@ struct CentralConfigTests {
         try await runCommand("/bin/bash", [make, other, "--host", "localhost", "--dashboard", "dash"])
 
         let plain = try Broker.unusedPort(), tls = try Broker.unusedPort()
+        // Installed as its header says: into conf.d/, included by a main config like Debian's
+        // (which sets persistence itself), only paths and ports changed.
         var config = try String(contentsOf: root.appendingPathComponent("deploy/mosquitto/central.conf"), encoding: .utf8)
         config = config.replacingOccurrences(of: "/etc/mosquitto/beaconnet/", with: dir + "/")
-            .replacingOccurrences(of: "persistence_location /var/lib/mosquitto/", with: "persistence_location \(dir)/")
             .replacingOccurrences(of: "listener 1883 127.0.0.1", with: "listener \(plain) 127.0.0.1")
             .replacingOccurrences(of: "listener 8883\n", with: "listener \(tls) 127.0.0.1\n")
-        config += "\nlog_dest file \(dir)/mosquitto.log\n" + (geteuid() == 0 ? "user root\n" : "")
-        try config.write(toFile: dir + "/central.conf", atomically: false, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: dir + "/conf.d", withIntermediateDirectories: true)
+        try config.write(toFile: dir + "/conf.d/beaconnet.conf", atomically: false, encoding: .utf8)
+        // Debian's /etc/mosquitto/mosquitto.conf, with its paths moved here. As root the test
+        // keeps the broker root: the credentials it just made are root's (see the README on
+        // their ownership for a real install).
+        let main = "persistence true\npersistence_location \(dir)/\nlog_dest file \(dir)/mosquitto.log\ninclude_dir \(dir)/conf.d\n"
+            + (geteuid() == 0 ? "user root\n" : "")
+        try main.write(toFile: dir + "/mosquitto.conf", atomically: false, encoding: .utf8)
         let mosquitto = ["/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "mosquitto"
-        let broker = try ChildProcess(executable: mosquitto, arguments: ["-c", dir + "/central.conf"], outputFile: dir + "/stderr.log")
+        let broker = try ChildProcess(executable: mosquitto, arguments: ["-c", dir + "/mosquitto.conf"], outputFile: dir + "/stderr.log")
         defer { broker.send(SIGKILL) }
 
         let password = try String(contentsOfFile: dir + "/passwords/agg-1", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
