@@ -76,6 +76,16 @@ public final class AggregatorService: Service, Sendable {
             return
         }
         await restore(outbound)
+        // Owning part of a chain, it shares the retained device-state topics with the instances
+        // owning the rest: it keeps reading them, so that it never overwrites another instance's
+        // newer state of a device with an older one of its own (see MessageProcessor.noteState).
+        let others: MQTTSubscription?
+        do {
+            others = settings.stores.isAll ? nil : try await outbound.subscribe(to: [settings.scheme.allDeviceStates], qos: .atMostOnce)
+        } catch {
+            others = nil
+            logger.error("cannot follow other instances' device states (\(error)): a device that moves to another instance's store may have its state there overwritten by this one's exit")
+        }
 
         let (outbox, continuation) = AsyncStream<Outbound>.makeStream(bufferingPolicy: .unbounded)
         logger.info("subscribed", metadata: ["mqtt.filters": "\(settings.sightingFilters.count) sighting filter(s) + gateway statuses", "aggregator.stores": "\(settings.stores)"])
@@ -91,6 +101,9 @@ public final class AggregatorService: Service, Sendable {
                     inner.addTask { await self.every(self.settings.tickInterval) { self.tick(continuation, connected: inbound.isConnected) } }
                 }
                 inner.addTask { await self.every(self.settings.statusInterval) { self.enqueue([self.statusOutbound(online: true)], continuation) } }
+                if let others {
+                    inner.addTask { await self.follow(others) }
+                }
                 if self.settings.snapshotPath != nil {
                     inner.addTask { await self.every(self.settings.snapshotInterval) { self.writeSnapshot() } }
                 }
@@ -189,10 +202,23 @@ public final class AggregatorService: Service, Sendable {
             logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
         }
         let states = SnapshotFile.newest(fromFile, retained)
-        let (restored, resumed) = state.processor.withLock { ($0.restore(states), $0.resume(file.gateways)) }
+        let (restored, resumed) = state.processor.withLock { p in
+            for s in retained { p.noteState(s) }
+            return (p.restore(states), p.resume(file.gateways))
+        }
         logger.info("restored device states", metadata: [
             "restore.devices": "\(restored)", "restore.snapshot": "\(fromFile.count)", "restore.retained": "\(retained.count)",
             "restore.gateways": "\(resumed)"])
+    }
+
+    /// Reads the device states other instances publish (see ``run()``), until cancelled.
+    func follow(_ states: MQTTSubscription) async {
+        for await message in states {
+            guard let s = try? DeviceState.decode(message.payload) else { continue }
+            state.processor.withLock { $0.noteState(s) }
+        }
+        // Ended with the connection's end: wait for the shutdown rather than end the group early.
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
 
     func consume(_ subscription: MQTTSubscription, _ continuation: AsyncStream<Outbound>.Continuation) async {

@@ -19,6 +19,10 @@ extension MessageProcessor {
                     sequence: t.sequence)
                 out.append(Outbound(topic: scheme.string(for: event.topic), payload: event.encoded(), delivery: .event))
             case .state(let s):
+                if !elsewhere.isEmpty, let there = elsewhere[s.device.rawValue], there > s.lastSeen {
+                    staleStatesWithheld += 1
+                    continue
+                }
                 let state = deviceState(s)
                 let expiry: UInt32? = s.state == .outside ? outsideStateExpiry : nil
                 out.append(Outbound(topic: scheme.string(for: state.topic), payload: state.encoded(), delivery: .retained(expirySeconds: expiry)))

@@ -20,6 +20,16 @@ public struct MessageProcessor {
     public var outsideStateExpiry: UInt32 = 3600
     /// Counters for the status topic.
     public private(set) var counters = Counters()
+    /// With `--stores`, per device (its id), the newest `last_seen` of an `inside` or `unknown`
+    /// state that another instance published for a store this one does not own. A device state of
+    /// ours heard before that is stale: the retained topic is shared, and publishing it would
+    /// overwrite the newer one (a device that walked from this instance's store into another's,
+    /// exited here after it had entered there).
+    var elsewhere: [String: Int64] = [:]
+    /// `elsewhere`'s size when it was last pruned.
+    var elsewherePruned = 0
+    /// Device states not published because another instance's is newer (see `elsewhere`).
+    public internal(set) var staleStatesWithheld: UInt64 = 0
     let decoder: WireDecoder
     var rejectWindow: (second: Int64, copies: Int) = (0, 0)
     /// The clock (Unix ms) when the last batch was accepted, and how far behind its `sent` that
@@ -297,6 +307,22 @@ public struct MessageProcessor {
         }
         let skipped = engine.restore(restored)
         return restored.count - skipped.count
+    }
+
+    /// A device state read from the shared retained topics (at start, and, with `--stores`, as
+    /// other instances publish them): one of another instance's stores, newer than what this one
+    /// knows, keeps this instance from overwriting it with an older state of its own.
+    public mutating func noteState(_ state: DeviceState) {
+        guard !stores.isAll, state.presence != .outside, let region = state.region, !stores.contains(region.store) else { return }
+        let key = state.device.rawValue
+        if elsewhere[key].map({ $0 < state.lastSeen }) ?? true { elsewhere[key] = state.lastSeen }
+        if elsewhere.count > max(4096, 2 * elsewherePruned) {
+            // Forget what is older than anything this instance could still publish about: a
+            // device unheard here for 10 minutes is forgotten by the engine too.
+            let horizon = engine.latestEventTime == .min ? Int64.min : engine.latestEventTime - AggregationEngine.forgetAfter
+            elsewhere = elsewhere.filter { $0.value >= horizon }
+            elsewherePruned = elsewhere.count
+        }
     }
 
     /// The current state of every device not outside, as retained-state payloads (the snapshot).
