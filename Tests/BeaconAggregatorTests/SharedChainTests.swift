@@ -110,4 +110,26 @@ struct SharedChainTests {
             await late.stop()
         }
     }
+
+    @Test("the status names the gateways of its stores it counts as down (silent, or by a Last Will), with their last batch: a dark store is visible at the central broker")
+    func offlineGateways() throws {
+        var p = MessageProcessor(chain: try Fixture.config().resolve(), scheme: .standard, aggregator: try AggregatorID("agg-1"),
+                                 stores: try StoreSelection(parsing: "1"))
+        var out: [Outbound] = []
+        #expect(p.status(now: Self.t0, version: "t").counters.offline.isEmpty, "nothing to judge by before the first batch")
+        var seq: [String: UInt64] = [:]
+        for (topic, payload) in Self.traffic(from: Self.t0, seconds: 10, heard: [], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        #expect(p.status(now: Self.t0 + 10_000, version: "t").counters.offline.isEmpty)
+        // gw-c goes quiet (its store broker, its WAN, the edge); gw-b2 sends its Last Will.
+        var later: [String: UInt64] = seq
+        let lines = Self.traffic(from: Self.t0 + 10_000, seconds: 30, heard: [], seq: &later).filter { !$0.0.hasSuffix("/gw-c") }
+        p.handle(topic: "beaconnet/gateways/gw-b2/status", payload: Array(#"{"v":1,"gw":"gw-b2","state":"offline"}"#.utf8), now: nil, into: &out)
+        for (topic, payload) in lines where !topic.hasSuffix("/gw-b2") { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let status = p.status(now: Self.t0 + 40_000, version: "t")
+        #expect(status.counters.offline == [try GatewayID("gw-c"): UInt64(Self.t0 + 10_000), try GatewayID("gw-b2"): UInt64(Self.t0 + 10_000)],
+                "\(status.counters.offline); gw-h is another instance's")
+        #expect(status.counters.offlineCount == 2)
+        let decoded = try AggregatorStatus.decode(status.encoded())
+        #expect(decoded.counters.offline == status.counters.offline)
+    }
 }

@@ -202,10 +202,12 @@ public struct AggregationEngine: Sendable {
     }
 
     /// Loss, duplicates and restarts per gateway, for the status topic.
-    public func gatewayCounters() -> [(id: GatewayID, received: UInt64, lost: UInt64, restartGap: UInt64, duplicates: UInt64, online: Bool)] {
+    public func gatewayCounters() -> [(id: GatewayID, received: UInt64, lost: UInt64, restartGap: UInt64, duplicates: UInt64, online: Bool,
+                                       lastBatch: Int64)] {
         chain.gateways.indices.map { g in
             (chain.gateways[g].id, gateways[g].received, gateways[g].lost, gateways[g].restartGap, gateways[g].duplicates,
-             gateways[g].isOnline(at: watermark, arrival: arrivalNow == .min ? nil : arrivalNow, silence: Int64(tuning.gatewaySilenceSeconds * 1000)))
+             gateways[g].isOnline(at: watermark, arrival: arrivalNow == .min ? nil : arrivalNow, silence: Int64(tuning.gatewaySilenceSeconds * 1000)),
+             gateways[g].lastBatch)
         }
     }
 

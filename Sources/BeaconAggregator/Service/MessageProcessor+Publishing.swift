@@ -59,9 +59,15 @@ extension MessageProcessor {
     public func status(now: Int64, version: String, online: Bool = true, droppedPublishes: UInt64? = nil) -> AggregatorStatus {
         var loss: [GatewayID: UInt64] = [:]
         var restartGap: [GatewayID: UInt64] = [:]
-        for g in engine.gatewayCounters() {
-            if g.lost > 0 { loss[g.id] = g.lost }
-            if g.restartGap > 0 { restartGap[g.id] = g.restartGap }
+        var offline: [GatewayID: UInt64] = [:]
+        let chain = engine.chain
+        for (g, counters) in engine.gatewayCounters().enumerated() {
+            if counters.lost > 0 { loss[counters.id] = counters.lost }
+            if counters.restartGap > 0 { restartGap[counters.id] = counters.restartGap }
+            // Before the first batch the engine has no time to judge silence by.
+            if !counters.online, engine.latestEventTime != .min, stores.contains(chain.stores[chain.gateways[g].store].major) {
+                offline[counters.id] = counters.lastBatch > 0 ? UInt64(counters.lastBatch) : 0
+            }
         }
         // From the batches, not the engine's clock: in live mode the service's tick moves that
         // to the wall clock every 250 ms, which would hide both a backlog and a silence.
@@ -71,6 +77,7 @@ extension MessageProcessor {
             stores: stores.isAll ? nil : stores.description,
             counters: .init(messages: counters.messages, batches: engine.statistics.batches, sightings: counters.sightings,
                             devices: UInt64(engine.trackedDevices), rejects: counters.rejects, loss: loss, restartGap: restartGap,
-                            lagMilliseconds: lag, droppedPublishes: droppedPublishes))
+                            lagMilliseconds: lag, droppedPublishes: droppedPublishes,
+                            offline: offline, offlineCount: offline.isEmpty ? nil : UInt64(offline.count)))
     }
 }

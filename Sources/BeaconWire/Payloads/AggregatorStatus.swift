@@ -26,12 +26,20 @@ public struct AggregatorStatus: WirePayload, Hashable {
         /// Messages the aggregator gave up publishing because the broker refused them (an ACL, a
         /// quota) or could never take them (`"dropped_publishes"`).
         public var droppedPublishes: UInt64?
+        /// Gateways of its stores it counts as down now (a Last Will, or silent beyond
+        /// `gateway_silence_s`), each with the `sent` time of its last batch, 0 when none has come
+        /// since the aggregator started (`"offline"`; at most ``maxOffline``, by name).
+        public var offline: [GatewayID: UInt64]
+        /// How many gateways are down, all of them (`"offline_count"`; with `"offline"`).
+        public var offlineCount: UInt64?
+        /// The most gateways `"offline"` names.
+        public static let maxOffline = 1000
 
         /// Creates counters; omitted ones are not reported.
         public init(
             messages: UInt64? = nil, batches: UInt64? = nil, sightings: UInt64? = nil, devices: UInt64? = nil,
             rejects: [String: UInt64] = [:], loss: [GatewayID: UInt64] = [:], restartGap: [GatewayID: UInt64] = [:],
-            lagMilliseconds: Int64? = nil, droppedPublishes: UInt64? = nil
+            lagMilliseconds: Int64? = nil, droppedPublishes: UInt64? = nil, offline: [GatewayID: UInt64] = [:], offlineCount: UInt64? = nil
         ) {
             self.messages = messages
             self.batches = batches
@@ -42,6 +50,8 @@ public struct AggregatorStatus: WirePayload, Hashable {
             self.loss = loss
             self.lagMilliseconds = lagMilliseconds
             self.droppedPublishes = droppedPublishes
+            self.offline = offline
+            self.offlineCount = offlineCount
         }
     }
 
@@ -106,6 +116,14 @@ extension AggregatorStatus {
         }
         counts.setIfPresent("lag_ms", counters.lagMilliseconds)
         counts.setIfPresent("dropped_publishes", counters.droppedPublishes)
+        if !counters.offline.isEmpty {
+            let offline = JSONNode.object()
+            for (gateway, time) in counters.offline.sorted(by: { $0.key < $1.key }).prefix(Counters.maxOffline) {
+                offline.set(dynamicKey: gateway.rawValue, time)
+            }
+            counts.set("offline", offline)
+        }
+        counts.setIfPresent("offline_count", counters.offlineCount)
         if !counts.isEmpty { root.set("counters", counts) }
         return root.serialized()
     }
@@ -137,7 +155,9 @@ extension AggregatorStatus {
                     loss: try counts.counterMap("loss", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
                     restartGap: try counts.counterMap("restart_gap", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
                     lagMilliseconds: try counts.optionalInt("lag_ms", in: WireNumbers.durationRange, unit: "ms"),
-                    droppedPublishes: try counts.optionalCount("dropped_publishes"))
+                    droppedPublishes: try counts.optionalCount("dropped_publishes"),
+                    offline: try counts.counterMap("offline", limit: max(limit, Counters.maxOffline)) { name throws(IdentityError) in try GatewayID(name) },
+                    offlineCount: try counts.optionalCount("offline_count"))
             }
             return AggregatorStatus(aggregator: aggregator, state: state, version: version, time: time, stores: stores, counters: counters)
         }

@@ -134,7 +134,9 @@ enum GoldenPayloads {
             "loss": { "gw-12-3a": 2 },
             "restart_gap": { "gw-12-3a": 31 },
             "lag_ms": 84,
-            "dropped_publishes": 0
+            "dropped_publishes": 0,
+            "offline": { "gw-13-1": 1732349962000 },
+            "offline_count": 1
           }
         }
         """#
