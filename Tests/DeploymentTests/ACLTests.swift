@@ -10,7 +10,7 @@ import Testing
 @Suite("Deployment: users and ACL", .timeLimit(.minutes(2)))
 struct ACLTests {
     static let root = TestPaths.packageRoot
-    static let users = ["gw-1": "p-gw-1", "gw-2": "p-gw-2", "agg-1": "p-agg-1", "dash": "p-dash", "dash-2": "p-dash-2"]
+    static let users = ["gw-1": "p-gw-1", "gw-2": "p-gw-2", "agg-1": "p-agg-1", "dash": "p-dash", "dash-2": "p-dash-2", "bridge-1": "p-bridge-1", "ops": "p-ops"]
 
     /// Runs make-acl.sh for two gateways of store 1, one aggregator and two dashboards.
     static func makeACL() async throws -> String {
@@ -18,7 +18,7 @@ struct ACLTests {
         let file = directory.appendingPathComponent("acl").path
         try await runCommand("/bin/bash", [root.appendingPathComponent("deploy/scripts/make-acl.sh").path,
                                            "--gateway", "gw-1:1", "--gateway", "gw-2:1", "--aggregator", "agg-1",
-                                           "--dashboard", "dash", "--dashboard", "dash-2"], output: file)
+                                           "--dashboard", "dash", "--dashboard", "dash-2", "--bridge", "bridge-1:1:gw-1,gw-2", "--recorder", "ops"], output: file)
         return file
     }
 
@@ -66,6 +66,12 @@ struct ACLTests {
         try await dashboard.connect()
         let events = Inbox(try await dashboard.subscribe(to: ["beaconnet/events/#"], qos: .atLeastOnce))
 
+        // A recorder (traffic for replay) reads the sightings and statuses, and cannot publish.
+        let recorder = client(broker, "ops")
+        try await recorder.connect()
+        let recorded = Inbox(try await recorder.subscribe(to: ["beaconnet/sightings/#", "beaconnet/gateways/+/status", "beaconnet/events/#"], qos: .atLeastOnce))
+        try? await recorder.publish(to: "beaconnet/sightings/1/gw-1", payload: Array("recorder spoof".utf8), qos: .atLeastOnce, retain: false)
+
         let gateway = client(broker, "gw-1")
         try await gateway.connect()
         // Allowed: its own sightings and status.
@@ -79,13 +85,23 @@ struct ACLTests {
         let other = client(broker, "dash")
         try await other.connect()
         try? await other.publish(to: "beaconnet/events/1/enter", payload: Array("dashboard event".utf8), qos: .atLeastOnce, retain: false)
+        // A store bridge forwards its listed gateways' sightings and statuses, nothing else: not a
+        // gateway it was not given, not another store, not events.
+        let bridge = client(broker, "bridge-1")
+        try await bridge.connect()
+        try await bridge.publish(to: "beaconnet/sightings/1/gw-2", payload: Array("bridged".utf8), qos: .atLeastOnce, retain: false)
+        try? await bridge.publish(to: "beaconnet/sightings/1/gw-9", payload: Array("unlisted gateway".utf8), qos: .atLeastOnce, retain: false)
+        try? await bridge.publish(to: "beaconnet/sightings/1/gw-2/x", payload: Array("deeper".utf8), qos: .atLeastOnce, retain: false)
+        try? await bridge.publish(to: "beaconnet/sightings/2/gw-1", payload: Array("bridge, other store".utf8), qos: .atLeastOnce, retain: false)
+        try? await bridge.publish(to: "beaconnet/events/1/enter", payload: Array("bridge event".utf8), qos: .atLeastOnce, retain: false)
         // And the aggregator's own events do arrive, so silence above means denial, not a broken path.
         try await aggregator.publish(to: "beaconnet/events/1/enter", payload: Array("real event".utf8), qos: .atLeastOnce, retain: false)
 
         try await events.wait(for: 1)
-        try await sightings.wait(for: 2)
+        try await sightings.wait(for: 3)
         try await Task.sleep(for: .milliseconds(500))
-        #expect(sightings.texts == ["own", "status"])
+        #expect(sightings.texts == ["own", "status", "bridged"])
+        #expect(recorded.texts == ["own", "status", "bridged"], "sightings and statuses, no events, nothing it published")
         #expect(events.texts == ["real event"])
 
         for (user, password) in [(nil as String?, nil as String?), ("gw-1", "wrong"), ("nobody", "x")] {
@@ -98,7 +114,7 @@ struct ACLTests {
             }
             await stranger.disconnect()
         }
-        for c in [aggregator, dashboard, gateway, other] { await c.disconnect() }
+        for c in [aggregator, dashboard, gateway, other, bridge, recorder] { await c.disconnect() }
     }
 }
 

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # Writes a mosquitto ACL file for a BeaconNet deployment on standard output: each gateway may
 # publish only its own sightings and status, an aggregator reads sightings and gateway statuses and
-# writes events, device states, occupancy, its own status and rejects; a dashboard only reads.
+# writes events, device states, occupancy, its own status and rejects; a dashboard only reads what
+# the aggregators publish; a recorder (an operator recording traffic for beacon-aggregator replay)
+# only reads the sightings and the gateway statuses.
 #
 #   deploy/scripts/make-acl.sh [--root beaconnet] --gateway gw-12-1a:12 [--gateway …] \
-#       --aggregator agg-1 [--aggregator …] --dashboard dashboard [--dashboard …] \
+#       --aggregator agg-1 [--aggregator …] --dashboard dashboard [--dashboard …] [--recorder ops …] \
 #       [--bridge bridge-12:12:gw-12-1a,gw-12-1b …] > acl
 #
 # A gateway is given as ID:STORE (its store, the iBeacon major). A bridge (a store broker's
-# connection to the central one) is ID:STORE:GATEWAYS and may forward only that store's sightings
-# and its gateways' statuses. Users must exist in the broker's
+# connection to the central one) is ID:STORE:GATEWAYS and may forward only the sightings and
+# statuses of those gateways, in that store. Users must exist in the broker's
 # password file (deploy/scripts/make-credentials.sh makes both).
 set -euo pipefail
 root=beaconnet
-gateways=() aggregators=() dashboards=() bridges=()
+gateways=() aggregators=() dashboards=() bridges=() recorders=()
 while (($#)); do
-    case $1 in --root|--gateway|--aggregator|--dashboard|--bridge)
+    case $1 in --root|--gateway|--aggregator|--dashboard|--bridge|--recorder)
         (($# >= 2)) || { echo "make-acl: $1 needs a value (see the header of $0)" >&2; exit 2; } ;;
     esac
     case $1 in
@@ -24,6 +26,7 @@ while (($#)); do
         --aggregator) aggregators+=("$2"); shift 2 ;;
         --dashboard) dashboards+=("$2"); shift 2 ;;
         --bridge) bridges+=("$2"); shift 2 ;;
+        --recorder) recorders+=("$2"); shift 2 ;;
         *) echo "make-acl: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     esac
 done
@@ -44,6 +47,9 @@ for id in "${aggregators[@]}"; do
 done
 for id in "${dashboards[@]}"; do
     [[ $id =~ $valid ]] || { echo "make-acl: --dashboard $id must be a-z, 0-9, -" >&2; exit 2; }
+done
+for id in "${recorders[@]}"; do
+    [[ $id =~ $valid ]] || { echo "make-acl: --recorder $id must be a-z, 0-9, -" >&2; exit 2; }
 done
 for entry in "${bridges[@]}"; do
     IFS=: read -r id store list <<< "$entry"
@@ -78,9 +84,12 @@ for id in "${dashboards[@]}"; do
 done
 for entry in "${bridges[@]}"; do
     IFS=: read -r id store list <<< "$entry"
-    printf '\nuser %s\ntopic write %s/sightings/%s/#\n' "$id" "$root" "$store"
+    printf '\nuser %s\n' "$id"
     IFS=, read -ra gws <<< "$list"
     for gw in "${gws[@]}"; do
-        printf 'topic write %s/gateways/%s/status\n' "$root" "$gw"
+        printf 'topic write %s/sightings/%s/%s\ntopic write %s/gateways/%s/status\n' "$root" "$store" "$gw" "$root" "$gw"
     done
+done
+for id in "${recorders[@]}"; do
+    printf '\nuser %s\ntopic read %s/sightings/#\ntopic read %s/gateways/+/status\n' "$id" "$root" "$root"
 done
