@@ -278,6 +278,12 @@ extension AggregationEngine {
             devices.isLive(ti) && tracks[ti].state != .outside ? snapshot(tracks[ti]) : nil
         }
     }
+
+    /// `device`'s state if it is inside a store or `unknown`, else nil.
+    public func currentState(of device: DeviceID) -> DeviceSnapshot? {
+        guard let ti = devices.track(of: device), devices.isLive(ti), tracks[ti].state != .outside else { return nil }
+        return snapshot(tracks[ti])
+    }
 }
 
 /// A device state read back at start-up, in the chain's own numbers (major/minor), since indices

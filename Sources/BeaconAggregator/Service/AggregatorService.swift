@@ -77,8 +77,8 @@ public final class AggregatorService: Service, Sendable {
         }
         await restore(outbound)
         // Owning part of a chain, it shares the retained device-state topics with the instances
-        // owning the rest: it keeps reading them, so that it never overwrites another instance's
-        // newer state of a device with an older one of its own (see MessageProcessor.noteState).
+        // owning the rest: it keeps reading them, so that the topic shows where a device is, not
+        // which instance decided last (see MessageProcessor.noteState).
         let others: MQTTSubscription?
         do {
             others = settings.stores.isAll ? nil : try await outbound.subscribe(to: [settings.scheme.allDeviceStates], qos: .atMostOnce)
@@ -102,7 +102,7 @@ public final class AggregatorService: Service, Sendable {
                 }
                 inner.addTask { await self.every(self.settings.statusInterval) { self.enqueue([self.statusOutbound(online: true)], continuation) } }
                 if let others {
-                    inner.addTask { await self.follow(others) }
+                    inner.addTask { await self.follow(others, continuation) }
                 }
                 if self.settings.snapshotPath != nil {
                     inner.addTask { await self.every(self.settings.snapshotInterval) { self.writeSnapshot() } }
@@ -203,7 +203,8 @@ public final class AggregatorService: Service, Sendable {
         }
         let states = SnapshotFile.newest(fromFile, retained)
         let (restored, resumed) = state.processor.withLock { p in
-            for s in retained { p.noteState(s) }
+            var none: [Outbound] = []
+            for s in retained { p.noteState(s, into: &none) }
             return (p.restore(states), p.resume(file.gateways))
         }
         logger.info("restored device states", metadata: [
@@ -211,11 +212,16 @@ public final class AggregatorService: Service, Sendable {
             "restore.gateways": "\(resumed)"])
     }
 
-    /// Reads the device states other instances publish (see ``run()``), until cancelled.
-    func follow(_ states: MQTTSubscription) async {
+    /// Reads the device states every instance publishes (see ``run()``), until cancelled.
+    func follow(_ states: MQTTSubscription, _ continuation: AsyncStream<Outbound>.Continuation) async {
         for await message in states {
             guard let s = try? DeviceState.decode(message.payload) else { continue }
-            state.processor.withLock { $0.noteState(s) }
+            let out = state.processor.withLock { p -> [Outbound] in
+                var out: [Outbound] = []
+                p.noteState(s, into: &out)
+                return out
+            }
+            enqueue(out, continuation)
         }
         // Ended with the connection's end: wait for the shutdown rather than end the group early.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }

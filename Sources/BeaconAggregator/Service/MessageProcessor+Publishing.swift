@@ -19,8 +19,8 @@ extension MessageProcessor {
                     sequence: t.sequence)
                 out.append(Outbound(topic: scheme.string(for: event.topic), payload: event.encoded(), delivery: .event))
             case .state(let s):
-                if !elsewhere.isEmpty, let there = elsewhere[s.device.rawValue], there > s.lastSeen {
-                    staleStatesWithheld += 1
+                if s.state != .inside, !holders.isEmpty, holders[s.device.rawValue] == true {
+                    statesWithheld += 1
                     continue
                 }
                 let state = deviceState(s)

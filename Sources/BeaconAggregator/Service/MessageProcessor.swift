@@ -20,16 +20,15 @@ public struct MessageProcessor {
     public var outsideStateExpiry: UInt32 = 3600
     /// Counters for the status topic.
     public private(set) var counters = Counters()
-    /// With `--stores`, per device (its id), the newest `last_seen` of an `inside` or `unknown`
-    /// state that another instance published for a store this one does not own. A device state of
-    /// ours heard before that is stale: the retained topic is shared, and publishing it would
-    /// overwrite the newer one (a device that walked from this instance's store into another's,
-    /// exited here after it had entered there).
-    var elsewhere: [String: Int64] = [:]
-    /// `elsewhere`'s size when it was last pruned.
-    var elsewherePruned = 0
-    /// Device states not published because another instance's is newer (see `elsewhere`).
-    public internal(set) var staleStatesWithheld: UInt64 = 0
+    /// With `--stores`, for each device whose retained state (the topic several instances share)
+    /// was last seen `inside` or `unknown`: whether another instance wrote it (true) or this one.
+    /// Kept up to date from the states every instance publishes, this one's included (see
+    /// ``noteState(_:into:)``); a device leaves it when its state goes `outside`.
+    var holders: [String: Bool] = [:]
+    /// Device states not published because another instance holds the device (see `holders`).
+    public internal(set) var statesWithheld: UInt64 = 0
+    /// States re-published because another instance's `outside` replaced one of this instance's.
+    public internal(set) var statesReasserted: UInt64 = 0
     let decoder: WireDecoder
     var rejectWindow: (second: Int64, copies: Int) = (0, 0)
     /// The clock (Unix ms) when the last batch was accepted, and how far behind its `sent` that
@@ -309,19 +308,27 @@ public struct MessageProcessor {
         return restored.count - skipped.count
     }
 
-    /// A device state read from the shared retained topics (at start, and, with `--stores`, as
-    /// other instances publish them): one of another instance's stores, newer than what this one
-    /// knows, keeps this instance from overwriting it with an older state of its own.
-    public mutating func noteState(_ state: DeviceState) {
-        guard !stores.isAll, state.presence != .outside, let region = state.region, !stores.contains(region.store) else { return }
+    /// A device state read from the shared retained topics — at start, and, with `--stores`, as
+    /// every instance publishes them (this one's included, in the broker's order). Several
+    /// instances share those topics, and the last writer wins, so that the topic shows where a
+    /// device is:
+    /// - this instance withholds its own `outside` or `unknown` while the topic shows another
+    ///   instance's `inside` or `unknown` (the device walked on into that instance's store, or is
+    ///   heard there too); the exit event still goes out;
+    /// - when another instance's `outside` replaces the state of a device this instance holds
+    ///   inside (or `unknown`), it publishes its own again (appended to `out`).
+    public mutating func noteState(_ state: DeviceState, into out: inout [Outbound]) {
+        guard !stores.isAll, let region = state.region else { return }
         let key = state.device.rawValue
-        if elsewhere[key].map({ $0 < state.lastSeen }) ?? true { elsewhere[key] = state.lastSeen }
-        if elsewhere.count > max(4096, 2 * elsewherePruned) {
-            // Forget what is older than anything this instance could still publish about: a
-            // device unheard here for 10 minutes is forgotten by the engine too.
-            let horizon = engine.latestEventTime == .min ? Int64.min : engine.latestEventTime - AggregationEngine.forgetAfter
-            elsewhere = elsewhere.filter { $0.value >= horizon }
-            elsewherePruned = elsewhere.count
+        let ours = stores.contains(region.store)
+        guard state.presence == .outside else {
+            holders[key] = !ours
+            return
+        }
+        holders.removeValue(forKey: key)
+        if !ours, let mine = engine.currentState(of: state.device) {
+            statesReasserted += 1
+            publish([.state(mine)], into: &out)
         }
     }
 
