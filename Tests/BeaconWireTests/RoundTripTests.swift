@@ -120,4 +120,19 @@ struct RoundTripTests {
         let topicReject = Reject(topic: "beaconnet/x", error: topicError, time: 1_732_350_000_000, payload: [UInt8]())
         #expect(topicReject.reason == "unknown_topic_kind" && topicReject.field == nil && topicReject.payloadPrefix.isEmpty)
     }
+
+    @Test("a status whose per-gateway maps outgrow the limit (a chain-wide outage) keeps the largest and still decodes")
+    func bigStatus() throws {
+        var loss: [GatewayID: UInt64] = [:], offline: [GatewayID: UInt64] = [:]
+        for n in 0..<1500 {
+            let id = try GatewayID("gw-\(n)")
+            loss[id] = UInt64(n + 1)
+            offline[id] = 1_732_350_000_000
+        }
+        let status = AggregatorStatus(aggregator: try AggregatorID("agg-1"), state: .online, version: "t", time: 1_732_350_010_000,
+                                      counters: .init(loss: loss, offline: offline, offlineCount: 1500))
+        let decoded = try AggregatorStatus.decode(status.encoded())
+        #expect(decoded.counters.loss.count == 1000 && decoded.counters.offline.count == 1000 && decoded.counters.offlineCount == 1500)
+        #expect(decoded.counters.loss.values.min() == 501, "the 1 000 largest losses")
+    }
 }

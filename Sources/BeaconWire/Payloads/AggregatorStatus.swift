@@ -32,7 +32,8 @@ public struct AggregatorStatus: WirePayload, Hashable {
         public var offline: [GatewayID: UInt64]
         /// How many gateways are down, all of them (`"offline_count"`; with `"offline"`).
         public var offlineCount: UInt64?
-        /// The most gateways `"offline"` names.
+        /// The most gateways `"offline"` names (and `"loss"` and `"restart_gap"`: their largest);
+        /// within ``WireLimits``' default 1 024 map entries, so the status always decodes.
         public static let maxOffline = 1000
 
         /// Creates counters; omitted ones are not reported.
@@ -104,16 +105,8 @@ extension AggregatorStatus {
             for (reason, count) in counters.rejects.sorted(by: { $0.key < $1.key }) { rejects.set(dynamicKey: reason, count) }
             counts.set("rejects", rejects)
         }
-        if !counters.loss.isEmpty {
-            let loss = JSONNode.object()
-            for (gateway, count) in counters.loss.sorted(by: { $0.key < $1.key }) { loss.set(dynamicKey: gateway.rawValue, count) }
-            counts.set("loss", loss)
-        }
-        if !counters.restartGap.isEmpty {
-            let gap = JSONNode.object()
-            for (gateway, count) in counters.restartGap.sorted(by: { $0.key < $1.key }) { gap.set(dynamicKey: gateway.rawValue, count) }
-            counts.set("restart_gap", gap)
-        }
+        if !counters.loss.isEmpty { counts.set("loss", Self.largest(counters.loss)) }
+        if !counters.restartGap.isEmpty { counts.set("restart_gap", Self.largest(counters.restartGap)) }
         counts.setIfPresent("lag_ms", counters.lagMilliseconds)
         counts.setIfPresent("dropped_publishes", counters.droppedPublishes)
         if !counters.offline.isEmpty {
@@ -126,6 +119,16 @@ extension AggregatorStatus {
         counts.setIfPresent("offline_count", counters.offlineCount)
         if !counts.isEmpty { root.set("counters", counts) }
         return root.serialized()
+    }
+
+    /// A per-gateway map as the status carries it: the ``Counters/maxOffline`` largest counts
+    /// (a chain-wide outage can touch every gateway), by name.
+    static func largest(_ counts: [GatewayID: UInt64]) -> JSONNode {
+        let node = JSONNode.object()
+        let kept = counts.count <= Counters.maxOffline ? Array(counts)
+            : Array(counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(Counters.maxOffline))
+        for (gateway, count) in kept.sorted(by: { $0.key < $1.key }) { node.set(dynamicKey: gateway.rawValue, count) }
+        return node
     }
 
     public static func decode(_ bytes: UnsafeRawBufferPointer, using decoder: WireDecoder) throws(WireError) -> AggregatorStatus {
@@ -156,7 +159,7 @@ extension AggregatorStatus {
                     restartGap: try counts.counterMap("restart_gap", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
                     lagMilliseconds: try counts.optionalInt("lag_ms", in: WireNumbers.durationRange, unit: "ms"),
                     droppedPublishes: try counts.optionalCount("dropped_publishes"),
-                    offline: try counts.counterMap("offline", limit: max(limit, Counters.maxOffline)) { name throws(IdentityError) in try GatewayID(name) },
+                    offline: try counts.counterMap("offline", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
                     offlineCount: try counts.optionalCount("offline_count"))
             }
             return AggregatorStatus(aggregator: aggregator, state: state, version: version, time: time, stores: stores, counters: counters)
