@@ -39,8 +39,13 @@ struct SharedChainTests {
     /// Two instances, one per store, joined by a broker without latency: every state either
     /// publishes becomes the retained one and reaches both (as their subscriptions would). Each
     /// second of traffic, `heard(second)` says which stores' gateways hear the phone (gw-a in
-    /// store 1, gw-h in store 2). Returns the retained state at the end and each instance's events.
-    static func shared(seconds: Int, _ heard: (Int) -> Set<Int>) throws -> (retained: String, history: [String], events: [String]) {
+    /// store 1, gw-h in store 2); each instance's clock ticks every second. `offline[second]` sends that gateway's Last Will then (it stops
+    /// sending). Store 1's batches of the seconds in `burst` reach the first instance only at the
+    /// burst's end, all at once (its store bridge was down), and what it publishes meanwhile comes
+    /// back only after it has decided them all. Returns the retained state at the end, its history
+    /// and each instance's events.
+    static func shared(seconds: Int, offline: [Int: String] = [:], burst: Range<Int>? = nil,
+                       _ heard: (Int) -> Set<Int>) throws -> (retained: String, history: [String], events: [String]) {
         func instance(_ stores: String) throws -> MessageProcessor {
             MessageProcessor(chain: try Fixture.config { $0.exitRule = .timeout }.resolve(), scheme: .standard,
                              aggregator: try AggregatorID("agg-\(stores)"), stores: try StoreSelection(parsing: stores))
@@ -50,6 +55,8 @@ struct SharedChainTests {
         var history: [String] = []
         var events: [String] = []
         var seq: [String: UInt64] = [:]
+        var down: Set<String> = []
+        var held: [(String, [UInt8])] = []
         func deliver(_ out: [Outbound]) {
             var queue = out
             while !queue.isEmpty {
@@ -66,15 +73,42 @@ struct SharedChainTests {
             }
         }
         for second in 0..<seconds {
+            if let gw = offline[second] {
+                down.insert(gw)
+                let status = Array(#"{"v":1,"gw":"\#(gw)","state":"offline"}"#.utf8)
+                for i in instances.indices {
+                    var out: [Outbound] = []
+                    instances[i].handle(topic: "beaconnet/gateways/\(gw)/status", payload: status, now: nil, into: &out)
+                    deliver(out)
+                }
+            }
             let stores = heard(second)
             let lines = Self.traffic(from: Self.t0 + Int64(second) * 1000, seconds: 1,
                                      heard: Set((stores.contains(1) ? ["gw-a"] : []) + (stores.contains(2) ? ["gw-h"] : [])), seq: &seq)
+                .filter { line in !down.contains(String(line.0.split(separator: "/").last!)) }
             for (topic, payload) in lines {
                 for i in instances.indices {
+                    if i == 0, let burst, burst.contains(second), topic.hasPrefix("beaconnet/sightings/1/") {
+                        held.append((topic, payload))
+                        continue
+                    }
                     var out: [Outbound] = []
                     instances[i].handle(topic: topic, payload: payload, now: nil, into: &out)
                     deliver(out)
                 }
+            }
+            // The live service's clock tick: event time moves on where no batch comes (a store
+            // whose only gateway died), minus the lateness allowed.
+            for i in instances.indices where !(i == 0 && burst?.contains(second) == true) {
+                var out: [Outbound] = []
+                instances[i].advance(to: Self.t0 + Int64(second + 1) * 1000 - 2000, into: &out)
+                deliver(out)
+            }
+            if let burst, second == burst.upperBound - 1 {
+                var out: [Outbound] = []
+                for (topic, payload) in held { instances[0].handle(topic: topic, payload: payload, now: nil, into: &out) }
+                held = []
+                deliver(out)
             }
         }
         return (retained, history, events)
@@ -97,6 +131,52 @@ struct SharedChainTests {
         // What a dashboard sees on the retained topic, in order (a store's own exit of a device
         // another instance holds is never shown).
         #expect(result.history == expected, "\(walk): events \(result.events)")
+    }
+
+    @Test("another instance losing a device (unknown) that this one still hears: the topic says inside, here")
+    func otherLosesIt() throws {
+        // Heard in both stores; store 2's only gateway dies at 30 s while store 1 keeps hearing it.
+        let result = try Self.shared(seconds: 90, offline: [30: "gw-h"]) { _ in [1, 2] }
+        #expect(result.retained == "inside 1", "\(result.history)")
+    }
+
+    @Test("an old unknown is not said again over a newer exit elsewhere")
+    func oldUnknown() throws {
+        // In store 2 until its only gateway dies at 10 s (unknown 2); then in store 1 from 30 to
+        // 40 s, and gone. Store 2's instance still holds it unknown when store 1's exit comes.
+        let result = try Self.shared(seconds: 120, offline: [10: "gw-h"]) { s in s < 10 ? [2] : (30..<40).contains(s) ? [1] : [] }
+        #expect(result.retained == "outside 1", "\(result.history)")
+    }
+
+    @Test("an instance that decided a burst (its store's backlog after a bridge outage) before its own enter came back: its exit is not lost")
+    func burst() throws {
+        // In store 2 to 80 s, heard in store 1 too from 20 to 25 s; store 1's batches of 20–89 s
+        // reach its instance at 90 s, at once. The device has left both by the end.
+        let result = try Self.shared(seconds: 150, burst: 20..<90) { s in s < 20 ? [2] : s < 25 ? [1, 2] : s < 80 ? [2] : [] }
+        #expect(result.retained.hasPrefix("outside"), "\(result.history)")
+    }
+
+    @Test("a device's seq goes on across a restart of an instance whose exit was withheld (the snapshot keeps outside devices)")
+    func seqAcrossRestart() throws {
+        var p = MessageProcessor(chain: try Fixture.config { $0.exitRule = .timeout }.resolve(), scheme: .standard,
+                                 aggregator: try AggregatorID("agg-1"), stores: try StoreSelection(parsing: "1"))
+        var out: [Outbound] = []
+        var seq: [String: UInt64] = [:]
+        for (topic, payload) in Self.traffic(from: Self.t0, seconds: 10, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        var none: [Outbound] = []
+        p.noteState(DeviceState(device: Fixture.phone, presence: .inside, uuid: Fixture.uuid, region: .store(2), storeName: "Harbour",
+                                since: Self.t0 + 11_000, lastSeen: Self.t0 + 12_000, proximity: .near, confidence: 0.9, sequence: 3), into: &none)
+        for (topic, payload) in Self.traffic(from: Self.t0 + 10_000, seconds: 50, heard: [], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let before = out.filter { $0.topic.hasPrefix("beaconnet/events/1/") }.compactMap { try? RegionEvent.decode($0.payload) }.map(\.sequence)
+        #expect(p.statesWithheld > 0 && before.count >= 2)
+        // Restart from the snapshot alone (the retained topic holds the other instance's state).
+        var q = MessageProcessor(chain: try Fixture.config { $0.exitRule = .timeout }.resolve(), scheme: .standard,
+                                 aggregator: try AggregatorID("agg-1"), stores: try StoreSelection(parsing: "1"))
+        #expect(q.restore(p.snapshot()) == 1)
+        var after: [Outbound] = []
+        for (topic, payload) in Self.traffic(from: Self.t0 + 60_000, seconds: 10, heard: ["gw-a"], seq: &seq) { q.handle(topic: topic, payload: payload, now: nil, into: &after) }
+        let reentered = after.filter { $0.topic.hasPrefix("beaconnet/events/1/") }.compactMap { try? RegionEvent.decode($0.payload) }.map(\.sequence)
+        #expect(!reentered.isEmpty && reentered.min()! > before.max()!, "before \(before), after \(reentered)")
     }
 
     @Test("an instance owning both stores is unaffected: it decides the move itself, and other states of its stores are its own")

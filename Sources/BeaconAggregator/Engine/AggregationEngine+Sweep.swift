@@ -279,6 +279,14 @@ extension AggregationEngine {
         }
     }
 
+    /// Every device remembered, outside ones included (forgotten 10 minutes after they were last
+    /// heard): what a snapshot keeps, so that a device's `seq` goes on across a restart.
+    public func rememberedStates() -> [DeviceSnapshot] {
+        tracks.indices.compactMap { ti in
+            devices.isLive(ti) && (tracks[ti].state != .outside || tracks[ti].store >= 0) ? snapshot(tracks[ti]) : nil
+        }
+    }
+
     /// `device`'s state if it is inside a store or `unknown`, else nil.
     public func currentState(of device: DeviceID) -> DeviceSnapshot? {
         guard let ti = devices.track(of: device), devices.isLive(ti), tracks[ti].state != .outside else { return nil }

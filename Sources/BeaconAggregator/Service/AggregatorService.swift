@@ -81,7 +81,7 @@ public final class AggregatorService: Service, Sendable {
         // which instance decided last (see MessageProcessor.noteState).
         let others: MQTTSubscription?
         do {
-            others = settings.stores.isAll ? nil : try await outbound.subscribe(to: [settings.scheme.allDeviceStates], qos: .atMostOnce)
+            others = settings.stores.isAll ? nil : try await outbound.subscribe(to: [settings.scheme.allDeviceStates], qos: .atLeastOnce)
         } catch {
             others = nil
             logger.error("cannot follow other instances' device states (\(error)): a device that moves to another instance's store may have its state there overwritten by this one's exit")
@@ -201,7 +201,11 @@ public final class AggregatorService: Service, Sendable {
         } catch {
             logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
         }
-        let states = SnapshotFile.newest(fromFile, retained)
+        // Only this instance's stores compete: with several instances, another's newer state of a
+        // device (heard in both stores) must not hide this one's.
+        let stores = settings.stores
+        let own = { (s: DeviceState) in s.region.map { stores.contains($0.store) } ?? false }
+        let states = SnapshotFile.newest(fromFile.filter(own), retained.filter(own))
         let (restored, resumed) = state.processor.withLock { p in
             var none: [Outbound] = []
             for s in retained { p.noteState(s, into: &none) }

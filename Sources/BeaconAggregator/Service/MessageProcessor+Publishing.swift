@@ -19,9 +19,13 @@ extension MessageProcessor {
                     sequence: t.sequence)
                 out.append(Outbound(topic: scheme.string(for: event.topic), payload: event.encoded(), delivery: .event))
             case .state(let s):
-                if s.state != .inside, !holders.isEmpty, holders[s.device.rawValue] == true {
-                    statesWithheld += 1
-                    continue
+                if !holders.isEmpty {
+                    if s.state != .inside, holders[s.device.rawValue] == true {
+                        statesWithheld += 1
+                        withheld[s.device.rawValue] = s
+                        continue
+                    }
+                    withheld.removeValue(forKey: s.device.rawValue)
                 }
                 let state = deviceState(s)
                 let expiry: UInt32? = s.state == .outside ? outsideStateExpiry : nil

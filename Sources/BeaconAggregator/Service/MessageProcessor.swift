@@ -25,6 +25,10 @@ public struct MessageProcessor {
     /// Kept up to date from the states every instance publishes, this one's included (see
     /// ``noteState(_:into:)``); a device leaves it when its state goes `outside`.
     var holders: [String: Bool] = [:]
+    /// The newest state of its own this instance withheld per device (see `holders`): published
+    /// after all if this instance's own older state turns out to be the topic's latest (it decided
+    /// the device's exit before its own enter had come back from the broker, in a burst).
+    var withheld: [String: DeviceSnapshot] = [:]
     /// Device states not published because another instance holds the device (see `holders`).
     public internal(set) var statesWithheld: UInt64 = 0
     /// States re-published because another instance's `outside` replaced one of this instance's.
@@ -321,20 +325,43 @@ public struct MessageProcessor {
         guard !stores.isAll, let region = state.region else { return }
         let key = state.device.rawValue
         let ours = stores.contains(region.store)
-        guard state.presence == .outside else {
-            holders[key] = !ours
+        if ours {
+            // One of this instance's own states, back from the broker: the topic's latest now.
+            if state.presence == .outside { holders.removeValue(forKey: key) } else { holders[key] = false }
+            if let newer = withheld[key], newer.sequence > state.sequence {
+                withheld.removeValue(forKey: key)
+                statesReasserted += 1
+                publish([.state(newer)], into: &out)
+            }
             return
         }
-        holders.removeValue(forKey: key)
-        if !ours, let mine = engine.currentState(of: state.device) {
-            statesReasserted += 1
-            publish([.state(mine)], into: &out)
+        switch state.presence {
+        case .outside:
+            holders.removeValue(forKey: key)
+            withheld.removeValue(forKey: key)
+            // Another instance's exit replaced the state of a device this one still holds: say
+            // where it is — inside for sure; `unknown` only if heard here at least as lately.
+            if let mine = engine.currentState(of: state.device), mine.state == .inside || mine.lastSeen >= state.lastSeen {
+                statesReasserted += 1
+                publish([.state(mine)], into: &out)
+            }
+        case .unknown:
+            holders[key] = true
+            // Another instance lost it while this one still hears it.
+            if let mine = engine.currentState(of: state.device), mine.state == .inside {
+                statesReasserted += 1
+                publish([.state(mine)], into: &out)
+            }
+        case .inside:
+            holders[key] = true
         }
     }
 
-    /// The current state of every device not outside, as retained-state payloads (the snapshot).
+    /// The state of every device remembered, outside ones included, as retained-state payloads
+    /// (the snapshot: with several instances the retained topic may hold another's state, so the
+    /// snapshot is where a device's `seq` survives a restart).
     public func snapshot() -> [DeviceState] {
-        engine.currentStates().map { deviceState($0) }
+        engine.rememberedStates().map { deviceState($0) }
     }
 
     /// The highest batch processed per gateway heard (the snapshot's other half).
