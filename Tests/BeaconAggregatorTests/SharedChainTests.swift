@@ -31,6 +31,27 @@ struct SharedChainTests {
         return lines
     }
 
+    static func instance(_ stores: String) throws -> MessageProcessor {
+        MessageProcessor(chain: try Fixture.config { $0.exitRule = .timeout }.resolve(), scheme: .standard,
+                         aggregator: try AggregatorID("agg-\(stores)"), stores: try StoreSelection(parsing: stores))
+    }
+
+    /// `p` hears the phone in store 1 for 10 s, learns that another instance has it inside store
+    /// 2 (heard there at 12 s), then hears it no more in store 1 for `quiet` seconds, store 2's
+    /// gateway hearing it if `store2Hears`.
+    static func walkOn(_ p: inout MessageProcessor, quiet: Int, store2Hears: Bool, seq: inout [String: UInt64]) -> [Outbound] {
+        var out: [Outbound] = []
+        for (topic, payload) in traffic(from: t0, seconds: 10, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        var none: [Outbound] = []
+        p.noteState(DeviceState(device: Fixture.phone, presence: .inside, uuid: Fixture.uuid, region: .store(2), storeName: "Harbour",
+                                since: t0 + 11_000, lastSeen: t0 + 12_000, proximity: .near, confidence: 0.9, sequence: 3), into: &none)
+        #expect(none.isEmpty)
+        for (topic, payload) in traffic(from: t0 + 10_000, seconds: quiet, heard: store2Hears ? ["gw-h"] : [], seq: &seq) {
+            p.handle(topic: topic, payload: payload, now: nil, into: &out)
+        }
+        return out
+    }
+
     static func states(_ out: [Outbound]) -> [String] {
         out.filter { $0.topic.hasPrefix("beaconnet/devices/") }.compactMap { try? DeviceState.decode($0.payload) }
             .map { "\($0.presence) \($0.region.map { "\($0.store)" } ?? "-")" }
@@ -46,10 +67,6 @@ struct SharedChainTests {
     /// and each instance's events.
     static func shared(seconds: Int, offline: [Int: String] = [:], burst: Range<Int>? = nil,
                        _ heard: (Int) -> Set<Int>) throws -> (retained: String, history: [String], events: [String]) {
-        func instance(_ stores: String) throws -> MessageProcessor {
-            MessageProcessor(chain: try Fixture.config { $0.exitRule = .timeout }.resolve(), scheme: .standard,
-                             aggregator: try AggregatorID("agg-\(stores)"), stores: try StoreSelection(parsing: stores))
-        }
         var instances = [try instance("1"), try instance("2")]
         var retained = "none"
         var history: [String] = []
@@ -158,20 +175,13 @@ struct SharedChainTests {
 
     @Test("a device's seq goes on across a restart of an instance whose exit was withheld (the snapshot keeps outside devices)")
     func seqAcrossRestart() throws {
-        var p = MessageProcessor(chain: try Fixture.config { $0.exitRule = .timeout }.resolve(), scheme: .standard,
-                                 aggregator: try AggregatorID("agg-1"), stores: try StoreSelection(parsing: "1"))
-        var out: [Outbound] = []
+        var p = try Self.instance("1")
         var seq: [String: UInt64] = [:]
-        for (topic, payload) in Self.traffic(from: Self.t0, seconds: 10, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
-        var none: [Outbound] = []
-        p.noteState(DeviceState(device: Fixture.phone, presence: .inside, uuid: Fixture.uuid, region: .store(2), storeName: "Harbour",
-                                since: Self.t0 + 11_000, lastSeen: Self.t0 + 12_000, proximity: .near, confidence: 0.9, sequence: 3), into: &none)
-        for (topic, payload) in Self.traffic(from: Self.t0 + 10_000, seconds: 50, heard: [], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let out = Self.walkOn(&p, quiet: 50, store2Hears: false, seq: &seq)
         let before = out.filter { $0.topic.hasPrefix("beaconnet/events/1/") }.compactMap { try? RegionEvent.decode($0.payload) }.map(\.sequence)
         #expect(p.statesWithheld > 0 && before.count >= 2)
         // Restart from the snapshot alone (the retained topic holds the other instance's state).
-        var q = MessageProcessor(chain: try Fixture.config { $0.exitRule = .timeout }.resolve(), scheme: .standard,
-                                 aggregator: try AggregatorID("agg-1"), stores: try StoreSelection(parsing: "1"))
+        var q = try Self.instance("1")
         #expect(q.restore(p.snapshot()) == 1)
         var after: [Outbound] = []
         for (topic, payload) in Self.traffic(from: Self.t0 + 60_000, seconds: 10, heard: ["gw-a"], seq: &seq) { q.handle(topic: topic, payload: payload, now: nil, into: &after) }
@@ -181,17 +191,11 @@ struct SharedChainTests {
 
     @Test("an instance owning both stores is unaffected: it decides the move itself, and other states of its stores are its own")
     func owningAll() throws {
-        var p = MessageProcessor(chain: try Fixture.config { $0.exitRule = .timeout }.resolve(), scheme: .standard,
-                                 aggregator: try AggregatorID("agg-1"), stores: try StoreSelection(parsing: "1-2"))
-        var out: [Outbound] = []
+        var p = try Self.instance("1-2")
         var seq: [String: UInt64] = [:]
-        for (topic, payload) in Self.traffic(from: Self.t0, seconds: 10, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
-        var none: [Outbound] = []
-        p.noteState(DeviceState(device: Fixture.phone, presence: .inside, uuid: Fixture.uuid, region: .store(2), storeName: "Harbour",
-                                since: Self.t0 + 11_000, lastSeen: Self.t0 + 12_000, proximity: .near, confidence: 0.9, sequence: 3), into: &none)
-        for (topic, payload) in Self.traffic(from: Self.t0 + 10_000, seconds: 60, heard: ["gw-h"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let out = Self.walkOn(&p, quiet: 60, store2Hears: true, seq: &seq)
         #expect(Self.states(out) == ["inside 1", "outside 1", "inside 2"])
-        #expect(none.isEmpty && p.statesWithheld == 0)
+        #expect(p.statesWithheld == 0)
     }
 
     @Test("two instances on a real broker: a device walks from store 1 (agg-1) into store 2 (agg-2); its retained state ends inside store 2")
