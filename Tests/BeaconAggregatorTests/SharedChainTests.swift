@@ -262,4 +262,63 @@ struct SharedChainTests {
         let decoded = try AggregatorStatus.decode(status.encoded())
         #expect(decoded.counters.offline == status.counters.offline)
     }
+
+    @Test("a device walks into store 2 and store 2's only gateway dies before store 1 exits it: store 1 does not answer store 2's unknown with its stale inside")
+    func walkedOnThenLost() throws {
+        for die in [12, 15, 25] {
+            let result = try Self.shared(seconds: 150, offline: [die: "gw-h"]) { s in s < 10 ? [1] : [2] }
+            #expect(result.history == ["inside 1", "inside 2", "unknown 2"], "gateway dies at \(die) s")
+        }
+    }
+
+    static func state(_ presence: DeviceState.Presence, store: StoreNumber, lastSeen: Int64, seq: UInt64) -> DeviceState {
+        DeviceState(device: Fixture.phone, presence: presence, uuid: Fixture.uuid, region: .store(store), storeName: "S",
+                    since: lastSeen, lastSeen: lastSeen, proximity: .unknown, confidence: 0.9, sequence: seq)
+    }
+
+    @Test("restore: an exit in the snapshot that never reached the broker (the topic still says inside) is decided again; a shared chain keeps the snapshot's outside; a long-forgotten outside is left out")
+    func restorable() throws {
+        let all = StoreSelection.all, one = try StoreSelection(parsing: "1")
+        let now = Self.t0 + 60_000
+        // One instance, killed after its snapshot held the exit but before the broker took it.
+        let pending = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
+                                              retained: [Self.state(.inside, store: 1, lastSeen: Self.t0 + 9_000, seq: 3)], stores: all, now: now)
+        #expect(pending.map(\.presence) == [.inside] && pending.map(\.sequence) == [3])
+        // The exit did reach the broker: outside either way.
+        let done = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
+                                           retained: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], stores: all, now: now)
+        #expect(done.map(\.presence) == [.outside])
+        // Shared: the topic holds another instance's state; the snapshot's outside keeps the seq.
+        let shared = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
+                                             retained: [Self.state(.inside, store: 2, lastSeen: Self.t0 + 30_000, seq: 3)], stores: one, now: now)
+        #expect(shared.map(\.presence) == [.outside] && shared.map(\.sequence) == [6])
+        // Shared: another store's newer state does not hide this instance's own inside.
+        let heardBoth = SnapshotFile.restorable(fromFile: [Self.state(.inside, store: 1, lastSeen: Self.t0 + 9_000, seq: 2)],
+                                                retained: [Self.state(.inside, store: 2, lastSeen: Self.t0 + 30_000, seq: 3)], stores: one, now: now)
+        #expect(heardBoth.map { $0.region?.store } == [1])
+        // A snapshot hours old: its outside devices had been forgotten.
+        let old = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], retained: [],
+                                          stores: all, now: Self.t0 + 3 * 3_600_000)
+        #expect(old.isEmpty)
+    }
+
+    @Test("killed after the snapshot held an exit the broker never took: the restarted instance decides the exit again, same seq")
+    func exitDecidedAgain() throws {
+        var p = try Self.instance("1-2")
+        var seq: [String: UInt64] = [:]
+        var out: [Outbound] = []
+        for (topic, payload) in Self.traffic(from: Self.t0, seconds: 10, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let acknowledged = try out.filter { $0.topic.hasPrefix("beaconnet/devices/") }.map { try DeviceState.decode($0.payload) }.last!
+        var lost: [Outbound] = []
+        for (topic, payload) in Self.traffic(from: Self.t0 + 10_000, seconds: 50, heard: [], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &lost) }
+        let exits = lost.filter { $0.topic == "beaconnet/events/1/exit" }.compactMap { try? RegionEvent.decode($0.payload) }
+        #expect(exits.count == 1)
+        var q = try Self.instance("1-2")
+        #expect(q.restore(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [acknowledged], stores: try StoreSelection(parsing: "1-2"), now: Self.t0 + 60_000)) == 1)
+        var again: [Outbound] = []
+        for (topic, payload) in Self.traffic(from: Self.t0 + 60_000, seconds: 40, heard: [], seq: &seq) { q.handle(topic: topic, payload: payload, now: nil, into: &again) }
+        let redecided = again.filter { $0.topic == "beaconnet/events/1/exit" }.compactMap { try? RegionEvent.decode($0.payload) }
+        #expect(redecided.map(\.sequence) == exits.map(\.sequence), "the same exit, the same seq")
+        #expect(Self.states(again).last == "outside 1")
+    }
 }

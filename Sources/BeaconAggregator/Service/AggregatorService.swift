@@ -201,11 +201,7 @@ public final class AggregatorService: Service, Sendable {
         } catch {
             logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
         }
-        // Only this instance's stores compete: with several instances, another's newer state of a
-        // device (heard in both stores) must not hide this one's.
-        let stores = settings.stores
-        let own = { (s: DeviceState) in s.region.map { stores.contains($0.store) } ?? false }
-        let states = SnapshotFile.newest(fromFile.filter(own), retained.filter(own))
+        let states = SnapshotFile.restorable(fromFile: fromFile, retained: retained, stores: settings.stores, now: settings.clock())
         let (restored, resumed) = state.processor.withLock { p in
             var none: [Outbound] = []
             for s in retained { p.noteState(s, into: &none) }

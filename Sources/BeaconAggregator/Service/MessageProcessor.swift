@@ -347,8 +347,9 @@ public struct MessageProcessor {
             }
         case .unknown:
             holders[key] = true
-            // Another instance lost it while this one still hears it.
-            if let mine = engine.currentState(of: state.device), mine.state == .inside {
+            // Another instance lost it while this one still hears it (as lately, at least: not a
+            // device that walked on into that store and is only awaiting its exit here).
+            if let mine = engine.currentState(of: state.device), mine.state == .inside, mine.lastSeen >= state.lastSeen {
                 statesReasserted += 1
                 publish([.state(mine)], into: &out)
             }

@@ -61,6 +61,29 @@ enum SnapshotFile {
     /// highest sequence number. The sequence alone is not enough: it starts again at 1 for a
     /// device forgotten and heard again, so a stale snapshot's `inside` could beat the retained
     /// `outside` decided after it (a failover between instances) and invent an exit.
+    /// What a starting instance restores from its snapshot file and the retained device states.
+    ///
+    /// - Only the stores it owns compete (with several instances, another's newer state of a
+    ///   device heard in both stores must not hide this one's).
+    /// - Per device the newest wins (``newest(_:)``) — except that an `outside` from the file over
+    ///   an `inside` or `unknown` that is still this instance's retained state means the exit was
+    ///   decided but never reached the broker (a `kill -9`, a SIGTERM with the broker away): the
+    ///   retained state is restored and the exit decided again, with the same `seq`, rather than
+    ///   the topic left saying `inside` for ever.
+    /// - An `outside` last heard more than 10 minutes before `now` is left out: the aggregator had
+    ///   forgotten that device (a snapshot outlives the retained `outside`).
+    static func restorable(fromFile: [DeviceState], retained: [DeviceState], stores: StoreSelection, now: Int64) -> [DeviceState] {
+        let own = { (s: DeviceState) in s.region.map { stores.contains($0.store) } ?? false }
+        let mine = retained.filter(own)
+        var published: [String: DeviceState] = [:]
+        for s in mine { published[s.device.rawValue] = s }
+        return newest(fromFile.filter(own), mine).compactMap { s in
+            guard s.presence == .outside else { return s }
+            if let topic = published[s.device.rawValue], topic.presence != .outside { return topic }
+            return s.lastSeen >= now - AggregationEngine.forgetAfter ? s : nil
+        }
+    }
+
     static func newest(_ lists: [DeviceState]...) -> [DeviceState] {
         var best: [String: DeviceState] = [:]
         func key(_ s: DeviceState) -> (Int64, Int64, UInt64) { (s.lastSeen, s.since, s.sequence) }
