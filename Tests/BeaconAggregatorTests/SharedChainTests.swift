@@ -283,27 +283,32 @@ struct SharedChainTests {
         // One instance, killed after its snapshot held the exit but before the broker took it.
         let pending = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
                                               retained: [Self.state(.inside, store: 1, lastSeen: Self.t0 + 9_000, seq: 3)], stores: all, now: now)
-        #expect(pending.map(\.presence) == [.inside] && pending.map(\.sequence) == [3])
+        #expect(pending.states.map(\.presence) == [.inside] && pending.states.map(\.sequence) == [3])
+        #expect(pending.exits == [Fixture.phone.rawValue: Self.t0 + 9_000], "decided again at the file's exit time")
         // The exit did reach the broker: outside either way.
         let done = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
                                            retained: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], stores: all, now: now)
-        #expect(done.map(\.presence) == [.outside])
+        #expect(done.states.map(\.presence) == [.outside] && done.exits.isEmpty)
         // Shared: the topic holds another instance's state; the snapshot's outside keeps the seq.
         let shared = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
                                              retained: [Self.state(.inside, store: 2, lastSeen: Self.t0 + 30_000, seq: 3)], stores: one, now: now)
-        #expect(shared.map(\.presence) == [.outside] && shared.map(\.sequence) == [6])
+        #expect(shared.states.map(\.presence) == [.outside] && shared.states.map(\.sequence) == [6])
         // Shared: another store's newer state does not hide this instance's own inside.
         let heardBoth = SnapshotFile.restorable(fromFile: [Self.state(.inside, store: 1, lastSeen: Self.t0 + 9_000, seq: 2)],
                                                 retained: [Self.state(.inside, store: 2, lastSeen: Self.t0 + 30_000, seq: 3)], stores: one, now: now)
-        #expect(heardBoth.map { $0.region?.store } == [1])
+        #expect(heardBoth.states.map { $0.region?.store } == [1])
         // A snapshot hours old: its outside devices had been forgotten.
         let old = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], retained: [],
                                           stores: all, now: Self.t0 + 3 * 3_600_000)
-        #expect(old.isEmpty)
+        #expect(old.states.isEmpty)
+        let eventTime = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], retained: [],
+                                                stores: all, now: nil)
+        #expect(eventTime.states.count == 1, "with --event-time there is no wall clock to judge age by")
     }
 
-    @Test("killed after the snapshot held an exit the broker never took: the restarted instance decides the exit again, same seq")
-    func exitDecidedAgain() throws {
+    @Test("killed after the snapshot held an exit the broker never took: the restarted instance decides that exit again, same seq, at its own time — and a device back by then enters afresh",
+          arguments: [false, true])
+    func exitDecidedAgain(_ back: Bool) throws {
         var p = try Self.instance("1-2")
         var seq: [String: UInt64] = [:]
         var out: [Outbound] = []
@@ -313,12 +318,24 @@ struct SharedChainTests {
         for (topic, payload) in Self.traffic(from: Self.t0 + 10_000, seconds: 50, heard: [], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &lost) }
         let exits = lost.filter { $0.topic == "beaconnet/events/1/exit" }.compactMap { try? RegionEvent.decode($0.payload) }
         #expect(exits.count == 1)
+        // Restarted three hours later, the device gone — or back in store 1.
+        let restart = Self.t0 + 3 * 3_600_000
         var q = try Self.instance("1-2")
-        #expect(q.restore(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [acknowledged], stores: try StoreSelection(parsing: "1-2"), now: Self.t0 + 60_000)) == 1)
+        let choice = SnapshotFile.restorable(fromFile: p.snapshot(), retained: [acknowledged], stores: try StoreSelection(parsing: "1-2"), now: restart)
+        #expect(q.restore(choice.states, exits: choice.exits) == 1)
         var again: [Outbound] = []
-        for (topic, payload) in Self.traffic(from: Self.t0 + 60_000, seconds: 40, heard: [], seq: &seq) { q.handle(topic: topic, payload: payload, now: nil, into: &again) }
-        let redecided = again.filter { $0.topic == "beaconnet/events/1/exit" }.compactMap { try? RegionEvent.decode($0.payload) }
+        for (topic, payload) in Self.traffic(from: restart, seconds: 40, heard: back ? ["gw-a"] : [], seq: &seq) { q.handle(topic: topic, payload: payload, now: nil, into: &again) }
+        let events = again.filter { $0.topic.hasPrefix("beaconnet/events/1/") && $0.topic.split(separator: "/").count == 4 }
+            .compactMap { try? RegionEvent.decode($0.payload) }
+        let redecided = events.filter { $0.kind == .exit }
         #expect(redecided.map(\.sequence) == exits.map(\.sequence), "the same exit, the same seq")
-        #expect(Self.states(again).last == "outside 1")
+        #expect(redecided.map(\.time) == exits.map(\.time) && redecided.map(\.dwellMilliseconds) == exits.map(\.dwellMilliseconds),
+                "at its own time, with its own dwell")
+        if back {
+            #expect(events.map(\.kind) == [.exit, .enter], "the device back three hours later is a new visit")
+            #expect(Self.states(again).last == "inside 1")
+        } else {
+            #expect(Self.states(again).last == "outside 1")
+        }
     }
 }

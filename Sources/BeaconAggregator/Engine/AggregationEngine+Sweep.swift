@@ -262,6 +262,7 @@ extension AggregationEngine {
             tracks[ti].lastSeen = s.lastSeen
             tracks[ti].lastSeenInStore = s.lastSeen
             tracks[ti].sequence = s.sequence
+            if let exit = s.exitAt { pendingExits.append((ti, exit)) }
             storeCount[store] += 1
             dirtyStores.insert(store)
             if section >= 0 {
@@ -276,6 +277,17 @@ extension AggregationEngine {
     public func currentStates() -> [DeviceSnapshot] {
         tracks.indices.compactMap { ti in
             devices.isLive(ti) && tracks[ti].state != .outside ? snapshot(tracks[ti]) : nil
+        }
+    }
+
+    /// Exits a previous run decided that never reached the broker (``RestoredState/exitAt``):
+    /// decided again, at their own time, before the first batch or tick after the restart, so that
+    /// a device back by then enters afresh instead of continuing a stale visit.
+    mutating func flushPendingExits(into out: inout [EngineOutput]) {
+        let pending = pendingExits
+        pendingExits = []
+        for (ti, at) in pending where devices.isLive(ti) && tracks[ti].state != .outside {
+            exitStore(ti, at: max(at, tracks[ti].lastSeen + 1, tracks[ti].stateSince), into: &out)
         }
     }
 
@@ -306,9 +318,13 @@ public struct RestoredState: Sendable, Equatable {
     public var sectionSince: Int64?
     public var lastSeen: Int64
     public var sequence: UInt64
+    /// When the device exited, if a previous run decided that exit but it never reached the broker:
+    /// decided again at that time (same `seq`s follow) before anything else.
+    public var exitAt: Int64?
 
     public init(device: DeviceID, state: PresenceState, store: StoreNumber, section: SectionNumber?, since: Int64,
-                storeSince: Int64? = nil, sectionSince: Int64? = nil, lastSeen: Int64, sequence: UInt64) {
+                storeSince: Int64? = nil, sectionSince: Int64? = nil, lastSeen: Int64, sequence: UInt64, exitAt: Int64? = nil) {
+        self.exitAt = exitAt
         self.device = device
         self.state = state
         self.store = store

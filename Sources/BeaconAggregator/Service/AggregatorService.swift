@@ -201,11 +201,12 @@ public final class AggregatorService: Service, Sendable {
         } catch {
             logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
         }
-        let states = SnapshotFile.restorable(fromFile: fromFile, retained: retained, stores: settings.stores, now: settings.clock())
+        let (states, exits) = SnapshotFile.restorable(fromFile: fromFile, retained: retained, stores: settings.stores,
+                                                      now: settings.eventTimeOnly ? nil : settings.clock())
         let (restored, resumed) = state.processor.withLock { p in
             var none: [Outbound] = []
             for s in retained { p.noteState(s, into: &none) }
-            return (p.restore(states), p.resume(file.gateways))
+            return (p.restore(states, exits: exits), p.resume(file.gateways))
         }
         logger.info("restored device states", metadata: [
             "restore.devices": "\(restored)", "restore.snapshot": "\(fromFile.count)", "restore.retained": "\(retained.count)",

@@ -298,15 +298,18 @@ public struct MessageProcessor {
     }
 
     /// Restores device states read back at start-up (retained topics or a snapshot file); states
-    /// of stores this instance does not own are left alone. Returns how many were restored.
+    /// of stores this instance does not own are left alone; `exits` (by device id) are exits a
+    /// previous run decided that never reached the broker, decided again at that time before
+    /// anything else (``SnapshotFile/restorable(fromFile:retained:stores:now:)``). Returns how
+    /// many were restored.
     @discardableResult
-    public mutating func restore(_ states: [DeviceState]) -> Int {
+    public mutating func restore(_ states: [DeviceState], exits: [String: Int64] = [:]) -> Int {
         let restored: [RestoredState] = states.compactMap { s in
             guard let region = s.region, stores.contains(region.store) else { return nil }
             return RestoredState(
                 device: s.device, state: s.presence == .inside ? .inside : s.presence == .outside ? .outside : .unknown, store: region.store,
                 section: region.section, since: s.since, storeSince: s.storeSince, sectionSince: s.sectionSince,
-                lastSeen: s.lastSeen, sequence: s.sequence)
+                lastSeen: s.lastSeen, sequence: s.sequence, exitAt: exits[s.device.rawValue])
         }
         let skipped = engine.restore(restored)
         return restored.count - skipped.count

@@ -68,20 +68,29 @@ enum SnapshotFile {
     /// - Per device the newest wins (``newest(_:)``) — except that an `outside` from the file over
     ///   an `inside` or `unknown` that is still this instance's retained state means the exit was
     ///   decided but never reached the broker (a `kill -9`, a SIGTERM with the broker away): the
-    ///   retained state is restored and the exit decided again, with the same `seq`, rather than
+    ///   retained state is restored, with the file's exit time in `exits`, so that the exit is
+    ///   decided again — same `seq`, its own time and dwell — before anything else, rather than
     ///   the topic left saying `inside` for ever.
-    /// - An `outside` last heard more than 10 minutes before `now` is left out: the aggregator had
-    ///   forgotten that device (a snapshot outlives the retained `outside`).
-    static func restorable(fromFile: [DeviceState], retained: [DeviceState], stores: StoreSelection, now: Int64) -> [DeviceState] {
+    /// - With `now` (the live clock), an `outside` last heard more than 10 minutes before it is
+    ///   left out: the aggregator had forgotten that device (a snapshot outlives the retained
+    ///   `outside`). With `--event-time` there is no clock to judge by; the engine forgets it.
+    static func restorable(fromFile: [DeviceState], retained: [DeviceState], stores: StoreSelection, now: Int64?)
+        -> (states: [DeviceState], exits: [String: Int64])
+    {
         let own = { (s: DeviceState) in s.region.map { stores.contains($0.store) } ?? false }
         let mine = retained.filter(own)
         var published: [String: DeviceState] = [:]
         for s in mine { published[s.device.rawValue] = s }
-        return newest(fromFile.filter(own), mine).compactMap { s in
+        var exits: [String: Int64] = [:]
+        let states: [DeviceState] = newest(fromFile.filter(own), mine).compactMap { s in
             guard s.presence == .outside else { return s }
-            if let topic = published[s.device.rawValue], topic.presence != .outside { return topic }
-            return s.lastSeen >= now - AggregationEngine.forgetAfter ? s : nil
+            if let topic = published[s.device.rawValue], topic.presence != .outside {
+                exits[s.device.rawValue] = s.since
+                return topic
+            }
+            return now.map { s.lastSeen >= $0 - AggregationEngine.forgetAfter } ?? true ? s : nil
         }
+        return (states, exits)
     }
 
     static func newest(_ lists: [DeviceState]...) -> [DeviceState] {
