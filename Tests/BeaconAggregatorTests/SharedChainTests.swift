@@ -322,8 +322,13 @@ struct SharedChainTests {
         let restart = Self.t0 + 3 * 3_600_000
         var q = try Self.instance("1-2")
         let choice = SnapshotFile.restorable(fromFile: p.snapshot(), retained: [acknowledged], stores: try StoreSelection(parsing: "1-2"), now: restart)
-        #expect(q.restore(choice.states, exits: choice.exits) == 1)
         var again: [Outbound] = []
+        #expect(q.restore(choice.states, exits: choice.exits, into: &again) == 1)
+        // Decided at restore: a snapshot taken now already holds the exit, not the stale inside.
+        #expect(Self.states(q.snapshot().map { Outbound(topic: "beaconnet/devices/x/state", payload: $0.encoded(), delivery: .retained(expirySeconds: nil)) }) == ["outside 1"])
+        #expect(try again.filter { $0.topic.hasPrefix("beaconnet/devices/") }.map { try DeviceState.decode($0.payload).lastSeen }.last
+                == lost.filter { $0.topic.hasPrefix("beaconnet/devices/") }.compactMap { try? DeviceState.decode($0.payload).lastSeen }.last,
+                "the exit's state says when the device was last heard, as the lost one did")
         for (topic, payload) in Self.traffic(from: restart, seconds: 40, heard: back ? ["gw-a"] : [], seq: &seq) { q.handle(topic: topic, payload: payload, now: nil, into: &again) }
         let events = again.filter { $0.topic.hasPrefix("beaconnet/events/1/") && $0.topic.split(separator: "/").count == 4 }
             .compactMap { try? RegionEvent.decode($0.payload) }

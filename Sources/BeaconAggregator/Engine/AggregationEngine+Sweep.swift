@@ -281,13 +281,14 @@ extension AggregationEngine {
     }
 
     /// Exits a previous run decided that never reached the broker (``RestoredState/exitAt``):
-    /// decided again, at their own time, before the first batch or tick after the restart, so that
-    /// a device back by then enters afresh instead of continuing a stale visit.
-    mutating func flushPendingExits(into out: inout [EngineOutput]) {
+    /// decided again, at their own time — by ``MessageProcessor`` right after the restore, and in
+    /// any case before the first batch or tick — so that a device back by then enters afresh
+    /// instead of continuing a stale visit.
+    public mutating func flushPendingExits(into out: inout [EngineOutput]) {
         let pending = pendingExits
         pendingExits = []
         for (ti, at) in pending where devices.isLive(ti) && tracks[ti].state != .outside {
-            exitStore(ti, at: max(at, tracks[ti].lastSeen + 1, tracks[ti].stateSince), into: &out)
+            exitStore(ti, at: max(at, tracks[ti].lastSeen + 1, tracks[ti].stateSince, tracks[ti].sectionSince, tracks[ti].storeSince), into: &out)
         }
     }
 

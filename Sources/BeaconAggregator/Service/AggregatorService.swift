@@ -75,7 +75,7 @@ public final class AggregatorService: Service, Sendable {
             await outbound.disconnect()
             return
         }
-        await restore(outbound)
+        let redecided = await restore(outbound)
         // Owning part of a chain, it shares the retained device-state topics with the instances
         // owning the rest: it keeps reading them, so that the topic shows where a device is, not
         // which instance decided last (see MessageProcessor.noteState).
@@ -89,7 +89,7 @@ public final class AggregatorService: Service, Sendable {
 
         let (outbox, continuation) = AsyncStream<Outbound>.makeStream(bufferingPolicy: .unbounded)
         logger.info("subscribed", metadata: ["mqtt.filters": "\(settings.sightingFilters.count) sighting filter(s) + gateway statuses", "aggregator.stores": "\(settings.stores)"])
-        enqueue([statusOutbound(online: true)], continuation)
+        enqueue([statusOutbound(online: true)] + redecided, continuation)
 
         // Publishing, in order, until the outbox is finished and drained.
         let publisher = Task { await self.publish(outbox, with: outbound) }
@@ -165,7 +165,10 @@ public final class AggregatorService: Service, Sendable {
 
     /// Reads back the device states of this instance's stores (snapshot file and retained topics)
     /// before anything is decided, so a restart invents no enter and forgets no one inside.
-    func restore(_ client: MQTTClient) async {
+    /// Returns the exits a previous run decided that never reached the broker, decided again
+    /// (see ``SnapshotFile/restorable(fromFile:retained:stores:now:)``): to publish first.
+    @discardableResult
+    func restore(_ client: MQTTClient) async -> [Outbound] {
         var file = SnapshotFile.Contents()
         if let path = settings.snapshotPath {
             file = SnapshotFile.read(path: path) { logger.warning("snapshot: \($0)") }
@@ -203,14 +206,16 @@ public final class AggregatorService: Service, Sendable {
         }
         let (states, exits) = SnapshotFile.restorable(fromFile: fromFile, retained: retained, stores: settings.stores,
                                                       now: settings.eventTimeOnly ? nil : settings.clock())
-        let (restored, resumed) = state.processor.withLock { p in
+        let (restored, resumed, redecided) = state.processor.withLock { p in
             var none: [Outbound] = []
             for s in retained { p.noteState(s, into: &none) }
-            return (p.restore(states, exits: exits), p.resume(file.gateways))
+            var exitsAgain: [Outbound] = []
+            return (p.restore(states, exits: exits, into: &exitsAgain), p.resume(file.gateways), exitsAgain)
         }
         logger.info("restored device states", metadata: [
             "restore.devices": "\(restored)", "restore.snapshot": "\(fromFile.count)", "restore.retained": "\(retained.count)",
-            "restore.gateways": "\(resumed)"])
+            "restore.gateways": "\(resumed)", "restore.exits_decided_again": "\(exits.count)"])
+        return redecided
     }
 
     /// Reads the device states every instance publishes (see ``run()``), until cancelled.

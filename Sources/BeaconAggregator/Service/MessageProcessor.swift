@@ -303,7 +303,15 @@ public struct MessageProcessor {
     /// anything else (``SnapshotFile/restorable(fromFile:retained:stores:now:)``). Returns how
     /// many were restored.
     @discardableResult
-    public mutating func restore(_ states: [DeviceState], exits: [String: Int64] = [:]) -> Int {
+    public mutating func restore(_ states: [DeviceState]) -> Int {
+        var none: [Outbound] = []
+        return restore(states, exits: [:], into: &none)
+    }
+
+    /// The same, with exits to decide again first (their events and states are appended to
+    /// `out`, to publish before anything else): decided here, at restore, so that no snapshot,
+    /// shutdown or re-published state can see the stale `inside` in between.
+    public mutating func restore(_ states: [DeviceState], exits: [String: Int64], into out: inout [Outbound]) -> Int {
         let restored: [RestoredState] = states.compactMap { s in
             guard let region = s.region, stores.contains(region.store) else { return nil }
             return RestoredState(
@@ -312,6 +320,9 @@ public struct MessageProcessor {
                 lastSeen: s.lastSeen, sequence: s.sequence, exitAt: exits[s.device.rawValue])
         }
         let skipped = engine.restore(restored)
+        var outputs: [EngineOutput] = []
+        engine.flushPendingExits(into: &outputs)
+        publish(outputs, into: &out)
         return restored.count - skipped.count
     }
 

@@ -84,8 +84,9 @@ enum SnapshotFile {
         var exits: [String: Int64] = [:]
         let states: [DeviceState] = newest(fromFile.filter(own), mine).compactMap { s in
             guard s.presence == .outside else { return s }
-            if let topic = published[s.device.rawValue], topic.presence != .outside {
+            if var topic = published[s.device.rawValue], topic.presence != .outside {
                 exits[s.device.rawValue] = s.since
+                topic.lastSeen = max(topic.lastSeen, s.lastSeen)  // heard until then, as the file says
                 return topic
             }
             return now.map { s.lastSeen >= $0 - AggregationEngine.forgetAfter } ?? true ? s : nil
