@@ -288,7 +288,9 @@ extension AggregationEngine {
         let pending = pendingExits
         pendingExits = []
         for (ti, at) in pending where devices.isLive(ti) && tracks[ti].state != .outside {
-            exitStore(ti, at: max(at, tracks[ti].lastSeen + 1, tracks[ti].stateSince, tracks[ti].sectionSince, tracks[ti].storeSince), into: &out)
+            // `at` is the exit the previous run decided, after the visit's last sighting; the
+            // restored `last_seen` may be later (heard outside since, as the file says).
+            exitStore(ti, at: max(at, tracks[ti].stateSince, tracks[ti].sectionSince, tracks[ti].storeSince), into: &out)
         }
     }
 
