@@ -1,4 +1,5 @@
 import BeaconCore
+import TestSupport
 import Testing
 @testable import BeaconAggregator
 
@@ -14,19 +15,8 @@ import Testing
 struct SilencePropertyTests {
     let t0: Int64 = 1_790_000_000_000
 
-    /// splitmix64: a seeded generator, so a failing seed can be replayed.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func pick<T>(_ values: [T]) -> T { values[Int(next() % UInt64(values.count))] }
-        mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
-    }
+    /// The package's seeded generator, so a failing seed can be replayed.
+    typealias Random = SplitMix64
 
     struct Gateway {
         let id: String
@@ -138,4 +128,9 @@ struct SilencePropertyTests {
             #expect(events.filter { $0.device == device }.map(\.kind) == [.enter, .exit], "seed \(seed): \(device) (\(description))")
         }
     }
+}
+
+extension SplitMix64 {
+    mutating func pick<T>(_ values: [T]) -> T { values[Int(next() % UInt64(values.count))] }
+    mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
 }
