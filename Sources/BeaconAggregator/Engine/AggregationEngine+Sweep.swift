@@ -235,7 +235,20 @@ extension AggregationEngine {
     /// chain no longer has restores the store only (the next sightings place the device).
     @discardableResult
     public mutating func restore(_ snapshots: [RestoredState]) -> [RestoredState] {
+        var out: [EngineOutput] = []
+        let skipped = restore(snapshots, into: &out)
+        precondition(out.isEmpty, "states with an exit to decide again need restore(_:into:)")
+        return skipped
+    }
+
+    /// The same; exits a previous run decided that never reached the broker
+    /// (``RestoredState/exitAt``) are decided again here, at their own time, and appended to `out`
+    /// — before anything else, so that a device back by then enters afresh instead of continuing
+    /// a stale visit.
+    @discardableResult
+    public mutating func restore(_ snapshots: [RestoredState], into out: inout [EngineOutput]) -> [RestoredState] {
         var skipped: [RestoredState] = []
+        var exits: [(track: Int, at: Int64)] = []
         for s in snapshots {
             guard let store = chain.storeIndex[s.store] else {
                 skipped.append(s)
@@ -262,7 +275,7 @@ extension AggregationEngine {
             tracks[ti].lastSeen = s.lastSeen
             tracks[ti].lastSeenInStore = s.lastSeen
             tracks[ti].sequence = s.sequence
-            if let exit = s.exitAt { pendingExits.append((ti, exit)) }
+            if let exit = s.exitAt { exits.append((ti, exit)) }
             storeCount[store] += 1
             dirtyStores.insert(store)
             if section >= 0 {
@@ -270,28 +283,12 @@ extension AggregationEngine {
                 dirtySections.insert(section)
             }
         }
-        return skipped
-    }
-
-    /// Every device that is not outside, as the state to restore after a restart.
-    public func currentStates() -> [DeviceSnapshot] {
-        tracks.indices.compactMap { ti in
-            devices.isLive(ti) && tracks[ti].state != .outside ? snapshot(tracks[ti]) : nil
-        }
-    }
-
-    /// Exits a previous run decided that never reached the broker (``RestoredState/exitAt``):
-    /// decided again, at their own time — by ``MessageProcessor`` right after the restore, and in
-    /// any case before the first batch or tick — so that a device back by then enters afresh
-    /// instead of continuing a stale visit.
-    public mutating func flushPendingExits(into out: inout [EngineOutput]) {
-        let pending = pendingExits
-        pendingExits = []
-        for (ti, at) in pending where devices.isLive(ti) && tracks[ti].state != .outside {
+        for (ti, at) in exits where devices.isLive(ti) && tracks[ti].state != .outside {
             // `at` is the exit the previous run decided, after the visit's last sighting; the
             // restored `last_seen` may be later (heard outside since, as the file says).
             exitStore(ti, at: max(at, tracks[ti].stateSince, tracks[ti].sectionSince, tracks[ti].storeSince), into: &out)
         }
+        return skipped
     }
 
     /// Every device remembered, outside ones included (forgotten 10 minutes after they were last

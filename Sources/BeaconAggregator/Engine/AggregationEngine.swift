@@ -41,8 +41,6 @@ public struct AggregationEngine: Sendable {
 
     /// Latest event time seen (sightings and batch `sent`), ms.
     public private(set) var latestEventTime: Int64 = .min
-    /// Restored devices whose exit is to be decided again first (see ``flushPendingExits(into:)``).
-    var pendingExits: [(track: Int, at: Int64)] = []
     /// The first event time seen (this process's start, in event time), ms.
     var firstEventTime: Int64 = .min
     /// The live service's arrival clock (wall time while connected to the broker), ms; `.min` in
@@ -142,7 +140,6 @@ public struct AggregationEngine: Sendable {
             return .duplicate
         }
         statistics.batches += 1
-        if !pendingExits.isEmpty { flushPendingExits(into: &out) }
         gateways[g].noteBatch(sent: sent)
         if let arrival {
             if firstArrival == .min { firstArrival = arrival }
@@ -175,7 +172,6 @@ public struct AggregationEngine: Sendable {
             if firstArrival == .min { firstArrival = arrival }
             arrivalNow = max(arrivalNow, arrival)
         }
-        if !pendingExits.isEmpty { flushPendingExits(into: &out) }
         noteEventTime(time, into: &out)
     }
 

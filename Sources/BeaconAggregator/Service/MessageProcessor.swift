@@ -31,8 +31,6 @@ public struct MessageProcessor {
     var withheld: [String: DeviceSnapshot] = [:]
     /// Device states not published because another instance holds the device (see `holders`).
     public internal(set) var statesWithheld: UInt64 = 0
-    /// States re-published because another instance's `outside` replaced one of this instance's.
-    public internal(set) var statesReasserted: UInt64 = 0
     let decoder: WireDecoder
     var rejectWindow: (second: Int64, copies: Int) = (0, 0)
     /// The clock (Unix ms) when the last batch was accepted, and how far behind its `sent` that
@@ -319,9 +317,8 @@ public struct MessageProcessor {
                 section: region.section, since: s.since, storeSince: s.storeSince, sectionSince: s.sectionSince,
                 lastSeen: s.lastSeen, sequence: s.sequence, exitAt: exits[s.device.rawValue])
         }
-        let skipped = engine.restore(restored)
         var outputs: [EngineOutput] = []
-        engine.flushPendingExits(into: &outputs)
+        let skipped = engine.restore(restored, into: &outputs)
         publish(outputs, into: &out)
         return restored.count - skipped.count
     }
@@ -332,9 +329,12 @@ public struct MessageProcessor {
     /// device is:
     /// - this instance withholds its own `outside` or `unknown` while the topic shows another
     ///   instance's `inside` or `unknown` (the device walked on into that instance's store, or is
-    ///   heard there too); the exit event still goes out;
+    ///   heard there too); the exit event still goes out; and it publishes the withheld state
+    ///   after all if its own older state turns out to be the topic's latest;
     /// - when another instance's `outside` replaces the state of a device this instance holds
-    ///   inside (or `unknown`), it publishes its own again (appended to `out`).
+    ///   inside (or `unknown`, heard here as lately), or another's `unknown` that of a device it
+    ///   still hears, it publishes its own again.
+    /// What to publish is appended to `out`.
     public mutating func noteState(_ state: DeviceState, into out: inout [Outbound]) {
         guard !stores.isAll, let region = state.region else { return }
         let key = state.device.rawValue
@@ -344,7 +344,6 @@ public struct MessageProcessor {
             if state.presence == .outside { holders.removeValue(forKey: key) } else { holders[key] = false }
             if let newer = withheld[key], newer.sequence > state.sequence {
                 withheld.removeValue(forKey: key)
-                statesReasserted += 1
                 publish([.state(newer)], into: &out)
             }
             return
@@ -356,7 +355,6 @@ public struct MessageProcessor {
             // Another instance's exit replaced the state of a device this one still holds: say
             // where it is — inside for sure; `unknown` only if heard here at least as lately.
             if let mine = engine.currentState(of: state.device), mine.state == .inside || mine.lastSeen >= state.lastSeen {
-                statesReasserted += 1
                 publish([.state(mine)], into: &out)
             }
         case .unknown:
@@ -364,7 +362,6 @@ public struct MessageProcessor {
             // Another instance lost it while this one still hears it (as lately, at least: not a
             // device that walked on into that store and is only awaiting its exit here).
             if let mine = engine.currentState(of: state.device), mine.state == .inside, mine.lastSeen >= state.lastSeen {
-                statesReasserted += 1
                 publish([.state(mine)], into: &out)
             }
         case .inside:
