@@ -36,7 +36,9 @@ struct Watch: AsyncParsableCommand {
         let subscription = try await client.subscribe(to: [scheme.allEvents], qos: .atLeastOnce)
         var file: FileHandle?
         if let record {
-            guard FileManager.default.createFile(atPath: record, contents: nil), let handle = FileHandle(forWritingAtPath: record) else {
+            // Appends: a second watch of the same run adds to its recording (evaluate drops repeats).
+            guard FileManager.default.fileExists(atPath: record) || FileManager.default.createFile(atPath: record, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: record), (try? handle.seekToEnd()) != nil else {
                 throw ValidationError("cannot write \(record)")
             }
             file = handle

@@ -78,6 +78,66 @@ struct EvaluatorTests {
         #expect(r.sectionAccuracy == 1)
     }
 
+    @Test("an exit names its store: the store left reporting after the next one's enter (two instances) does not end the new stay")
+    func exitOfAnotherStore() {
+        let truths = [truth(0, 1, 1), truth(100, nil, nil), truth(102, 2, 5), truth(300, nil, nil)]
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1), report(103, .enter, 2), report(103, .enter, 2, 5),
+                       report(110, .exit, 1, 1), report(110, .exit, 1), report(300, .exit, 2, 5), report(300, .exit, 2)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000)
+        // Inside 298 s; wrong only for the 1 s in store 2 before its enter.
+        #expect(abs(r.storeAccuracy - 297.0 / 298) < 1e-9)
+        #expect(abs(r.sectionAccuracy - 297.0 / 298) < 1e-9)
+    }
+
+    @Test("events of one millisecond are ordered by seq: a section enter recorded before its store's enter still counts")
+    func sameMillisecondBySeq() {
+        func numbered(_ r: ReportedTransition, _ seq: UInt64) -> ReportedTransition { var r = r; r.sequence = seq; return r }
+        let truths = [truth(0, 1, 1), truth(200, nil, nil)]
+        let reports = [numbered(report(0, .enter, 1, 1), 2), numbered(report(0, .enter, 1), 1),
+                       numbered(report(200, .exit, 1), 4), numbered(report(200, .exit, 1, 1), 3)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 400_000)
+        #expect(r.sectionAccuracy == 1 && r.flaps == 0)
+    }
+
+    @Test("a flap just after entering and its return count as two flaps: the first section claims the true entry")
+    func earlyFlap() {
+        let truths = [truth(0, 1, 1), truth(300, nil, nil)]
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1), report(10, .exit, 1, 1), report(10, .enter, 1, 3),
+                       report(20, .exit, 1, 3), report(20, .enter, 1, 1), report(300, .exit, 1, 1), report(300, .exit, 1)]
+        #expect(Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000).flaps == 2)
+        // A wrong first section corrected soon after is no flap: the true entry excuses the correction.
+        let corrected = [report(0, .enter, 1), report(0, .enter, 1, 3), report(4, .exit, 1, 3), report(4, .enter, 1, 1),
+                         report(300, .exit, 1, 1), report(300, .exit, 1)]
+        #expect(Evaluator.evaluate(truth: truths, reported: corrected, end: t0 + 600_000).flaps == 0)
+    }
+
+    @Test("a move straight from one store into another is an exit and an entry, neither false")
+    func directStoreMove() {
+        let truths = [truth(0, 1, 1), truth(100, 2, 5), truth(300, nil, nil)]
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1), report(101, .exit, 1, 1), report(101, .exit, 1),
+                       report(101, .enter, 2), report(101, .enter, 2, 5), report(300, .exit, 2, 5), report(300, .exit, 2)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000)
+        #expect(r.falseEnters == 0 && r.falseExits == 0 && r.missedEnters == 0 && r.missedExits == 0)
+        #expect(r.enterLatencies == [0, 1000] && r.exitLatencies == [1000, 0])
+        // Silence about the move: its exit and entry are missed (and so is the exit from store 2,
+        // reported as one from store 1, which is false).
+        let silent = [report(0, .enter, 1), report(0, .enter, 1, 1), report(300, .exit, 1, 1), report(300, .exit, 1)]
+        let s = Evaluator.evaluate(truth: truths, reported: silent, end: t0 + 600_000)
+        #expect(s.missedEnters == 1 && s.missedExits == 2 && s.falseExits == 1)
+    }
+
+    @Test("a return after a pass too short to count is no change to detect; following the pass is no flap")
+    func shortPassBack() {
+        let truths = [truth(0, 1, 1), truth(100, 1, 2), truth(103, 1, 1), truth(300, nil, nil)]
+        let steady = [report(0, .enter, 1), report(0, .enter, 1, 1), report(300, .exit, 1, 1), report(300, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: steady, end: t0 + 600_000)
+        #expect(r.missedSectionChanges == 0 && r.sectionChangeLatencies.isEmpty)
+        let following = [report(0, .enter, 1), report(0, .enter, 1, 1), report(101, .exit, 1, 1), report(101, .enter, 1, 2),
+                         report(104, .exit, 1, 2), report(104, .enter, 1, 1), report(300, .exit, 1, 1), report(300, .exit, 1)]
+        let f = Evaluator.evaluate(truth: truths, reported: following, end: t0 + 600_000)
+        #expect(f.missedSectionChanges == 0 && f.flaps == 0)
+    }
+
     @Test("reports after the end of the scored period do not count")
     func afterEnd() {
         let truths = [truth(0, 1, 1), truth(300, nil, nil)]

@@ -30,6 +30,27 @@ struct TruthFileTests {
         #expect(last == t0 + 60_000)
     }
 
+    @Test("a device back after being forgotten starts its seq again at 1: its second visit counts, not as repeats")
+    func seqRestartAfterForget() throws {
+        let shoes = SectionRef(store: 1, section: 2)
+        func visit(_ s: Int64) -> [String] {
+            [event(.enter, .store(1), at: s, seq: 1), event(.enter, .section(shoes), at: s, seq: 2),
+             event(.exit, .section(shoes), at: s + 100, seq: 4), event(.exit, .store(1), at: s + 100, seq: 5)]
+        }
+        let path = try TestDirectory.make("truth").appendingPathComponent("events.txt").path
+        // The first visit's store enter delivered twice, a minute apart in arrival but not in event time.
+        let lines = visit(0) + [event(.enter, .store(1), at: 0, seq: 1)] + visit(1000)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let (events, _) = try TruthFile.readEvents(path: path, scheme: .standard)
+        #expect(events.count == 8)
+        let truths = [
+            TruthChange(time: t0, device: dev, store: 1, section: 2), TruthChange(time: t0 + 100_000, device: dev, store: nil, section: nil),
+            TruthChange(time: t0 + 1_000_000, device: dev, store: 1, section: 2), TruthChange(time: t0 + 1_100_000, device: dev, store: nil, section: nil)]
+        let r = Evaluator.evaluate(truth: truths, reported: events, end: t0 + 1_400_000)
+        #expect(r.missedEnters == 0 && r.missedExits == 0)
+        #expect(r.sectionAccuracy == 1)
+    }
+
     @Test("a truth time outside 2000–2100 is refused with its line, not left to overflow")
     func truthTimes() throws {
         let path = try TestDirectory.make("truth").appendingPathComponent("truth.jsonl").path

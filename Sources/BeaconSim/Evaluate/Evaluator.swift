@@ -10,13 +10,17 @@ public struct ReportedTransition: Sendable, Equatable {
     public var store: StoreNumber
     /// Nil for a store transition.
     public var section: SectionNumber?
+    /// The event's per-device sequence number: orders events of the same millisecond (a store
+    /// enter and its first section's, say) however the trace has them.
+    public var sequence: UInt64
 
-    public init(time: Int64, device: DeviceID, kind: Kind, store: StoreNumber, section: SectionNumber?) {
+    public init(time: Int64, device: DeviceID, kind: Kind, store: StoreNumber, section: SectionNumber?, sequence: UInt64 = 0) {
         self.time = time
         self.device = device
         self.kind = kind
         self.store = store
         self.section = section
+        self.sequence = sequence
     }
 }
 
@@ -82,7 +86,7 @@ public enum Evaluator {
         // that are not counted.
         let reported = reported.filter { $0.time <= end }
         let truthByDevice = Dictionary(grouping: truth.sorted { $0.time < $1.time }, by: \.device)
-        let reportedByDevice = Dictionary(grouping: reported.sorted { $0.time < $1.time }, by: \.device)
+        let reportedByDevice = Dictionary(grouping: reported.sorted { ($0.time, $0.sequence) < ($1.time, $1.sequence) }, by: \.device)
         var inStore: Int64 = 0, sectionRight: Int64 = 0, storeRight: Int64 = 0
         var settled: Int64 = 0, settledRight: Int64 = 0
 
@@ -95,9 +99,11 @@ public enum Evaluator {
             var store: StoreNumber?, section: SectionNumber?
             for r in reports {
                 switch (r.kind, r.section) {
-                case (.enter, nil): store = r.store; section = nil
+                // A store's enter repeated keeps the section; an exit clears only the store it names
+                // (with `--stores`, the store left may report its exit after the next store's enter).
+                case (.enter, nil): if store != r.store { store = r.store; section = nil }
                 case (.enter, let s?): store = r.store; section = s
-                case (.exit, nil): store = nil; section = nil
+                case (.exit, nil): if r.store == store { store = nil; section = nil }
                 // A section exit clears only the section it names (a producer may send the new
                 // section's enter first, in the same millisecond).
                 case (.exit, let s?): if r.store == store && s == section { section = nil }
@@ -145,7 +151,9 @@ public enum Evaluator {
             for (i, t) in truths.enumerated() {
                 defer { previous = t }
                 let before = previous?.store
-                if t.store != nil && before == nil, let s = t.store, t.time <= end - 60_000 {
+                // A move straight from one store to another is an exit from the first and an entry
+                // into the second.
+                if let s = t.store, before != s, t.time <= end - 60_000 {
                     if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .enter && reports[$0].section == nil
                         && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= t.time + 60_000 }) {
                         used.insert(k)
@@ -154,7 +162,7 @@ public enum Evaluator {
                         report.missedEnters += 1
                     }
                 }
-                if t.store == nil, let s = before, t.time <= end - 120_000 {
+                if let s = before, t.store != s, t.time <= end - 120_000 {
                     if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .exit && reports[$0].section == nil
                         && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= t.time + 120_000 }) {
                         used.insert(k)
@@ -167,6 +175,11 @@ public enum Evaluator {
                 if let s = t.store, let to = t.section, before == s, let from = previous?.section, from != to {
                     let next = i + 1 < truths.count ? truths[i + 1].time : end
                     guard next - t.time >= minimumStay, t.time <= end - 30_000 else { continue }
+                    // A return to the section held before stays too short to count (passing
+                    // through) is no change either: a rule that ignored the pass misses nothing.
+                    var k = i - 1
+                    while k > 0, truths[k].store == s, truths[k + 1].time - truths[k].time < minimumStay { k -= 1 }
+                    if k < i - 1, truths[k].store == s, truths[k].section == to { continue }
                     let deadline = min(next, t.time + 30_000)
                     if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .enter && reports[$0].store == s
                         && reports[$0].section == to && reports[$0].time >= t.time - 5_000 && reports[$0].time <= deadline }) {
@@ -178,12 +191,18 @@ public enum Evaluator {
                     }
                 }
             }
-            // Reports no truth explains. A true store transition is the change at `i` from the
-            // store before it (outside before the first change) to the store it names.
-            func trueStoreTransition(from: StoreNumber?, to: StoreNumber?, within window: ClosedRange<Int64>) -> Bool {
+            // Reports no truth explains. A true entry into (exit from) a store is a change at `i`
+            // into (out of) it from anywhere else: outside, before the first change, or another store.
+            func trueStoreTransition(_ kind: ReportedTransition.Kind, of store: StoreNumber, within window: ClosedRange<Int64>) -> Bool {
                 truths.indices.contains { i in
-                    (i > 0 ? truths[i - 1].store : nil) == from && truths[i].store == to && window.contains(truths[i].time)
+                    let before = i > 0 ? truths[i - 1].store : nil
+                    let crossed = kind == .enter ? before != store && truths[i].store == store : before == store && truths[i].store != store
+                    return crossed && window.contains(truths[i].time)
                 }
+            }
+            func trueMove(into r: ReportedTransition) -> Int? {
+                truths.indices.first { !truthUsed.contains($0) && truths[$0].section == r.section && truths[$0].store == r.store
+                    && truths[$0].time >= r.time - 30_000 && truths[$0].time <= r.time + 5_000 }
             }
             var lastSection: SectionNumber?
             for (k, r) in reports.enumerated() {
@@ -192,23 +211,22 @@ public enum Evaluator {
                 switch (r.kind, r.section) {
                 case (.enter, nil):
                     // False: no true entry into that store shortly before or after.
-                    if !trueStoreTransition(from: nil, to: r.store, within: (r.time - 60_000)...(r.time + 10_000)) {
+                    if !trueStoreTransition(.enter, of: r.store, within: (r.time - 60_000)...(r.time + 10_000)) {
                         report.falseEnters += 1
                     }
                 case (.exit, nil):
                     // False: no true exit from that store shortly before or after.
-                    if !trueStoreTransition(from: r.store, to: nil, within: (r.time - 120_000)...(r.time + 10_000)) {
+                    if !trueStoreTransition(.exit, of: r.store, within: (r.time - 120_000)...(r.time + 10_000)) {
                         report.falseExits += 1
                     }
                 case (.enter, _?):
-                    // A section enter right after a store enter is the first section, not a change. A
-                    // change is justified by a true move into that section (a short one included)
-                    // that no other report has claimed; otherwise it is a flap.
-                    guard lastSection != nil else { break }
-                    if let j = truths.indices.first(where: { !truthUsed.contains($0) && truths[$0].section == r.section
-                        && truths[$0].store == r.store && truths[$0].time >= r.time - 30_000 && truths[$0].time <= r.time + 5_000 }) {
+                    // A section enter right after a store enter is the first section, not a change;
+                    // it claims the true entry it reports, which then cannot also excuse a flap back
+                    // into that section. A change is justified by a true move into that section (a
+                    // short one included) that no other report has claimed; otherwise it is a flap.
+                    if let j = trueMove(into: r) {
                         truthUsed.insert(j)
-                    } else {
+                    } else if lastSection != nil {
                         report.flaps += 1
                     }
                 case (.exit, _?): break

@@ -51,15 +51,20 @@ public enum TruthFile {
         return (changes, end)
     }
 
+    /// How far apart in event time two events with the same device, store and `seq` are still one
+    /// event delivered twice, ms: well under the 10 minutes after which a device's `seq` restarts.
+    public static let repeatWindow: Int64 = 300_000
+
     /// Reads the aggregator's events from a `topic payload` trace (a `mosquitto_sub -v` recording
     /// or `beacon-aggregator replay` output); other topics are skipped, bad event lines reported.
     /// An event delivered twice (QoS 1 redelivery, an aggregator restart) counts once: repeats
-    /// are dropped by (`dev`, `major`, `seq`), as the README tells consumers to. `last` is the
-    /// latest event or state time, `.min` when the file holds neither.
+    /// are dropped by (`dev`, `major`, `seq`) within ``repeatWindow`` of the first copy's time, as
+    /// the README tells consumers to (a device back after 10 minutes outside starts again at `seq`
+    /// 1). `last` is the latest event or state time, `.min` when the file holds neither.
     public static func readEvents(path: String, scheme: TopicScheme) throws -> (events: [ReportedTransition], last: Int64) {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         var events: [ReportedTransition] = []
-        var seen: Set<String> = []
+        var seen: [String: Int64] = [:]
         var last: Int64 = .min
         for (n, line) in text.split(whereSeparator: \.isNewline).enumerated() {
             guard let space = line.firstIndex(of: " ") else { continue }
@@ -71,9 +76,11 @@ public enum TruthFile {
                     throw EvaluationInputError(file: path, line: n + 1, reason: "an event payload that does not decode")
                 }
                 last = max(last, e.time)
-                guard seen.insert("\(e.device.rawValue) \(e.region.store) \(e.sequence)").inserted else { continue }
+                let key = "\(e.device.rawValue) \(e.region.store) \(e.sequence)"
+                if let first = seen[key], abs(e.time - first) < repeatWindow { continue }
+                seen[key] = e.time
                 events.append(ReportedTransition(time: e.time, device: e.device, kind: e.kind == .enter ? .enter : .exit,
-                                                 store: e.region.store, section: e.region.section))
+                                                 store: e.region.store, section: e.region.section, sequence: e.sequence))
             case .deviceState:
                 if let s = try? DeviceState.decode(payload) { last = max(last, s.lastSeen) }
             default:
