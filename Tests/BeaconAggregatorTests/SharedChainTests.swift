@@ -306,6 +306,65 @@ struct SharedChainTests {
         #expect(eventTime.states.count == 1, "with --event-time there is no wall clock to judge age by")
     }
 
+    @Test("killed after the snapshot held a re-entry the broker never took: the restarted instance publishes that state again; one the broker holds is not repeated")
+    func enterPublishedAgain() throws {
+        var p = try Self.instance("1-2")
+        var seq: [String: UInt64] = [:]
+        var out: [Outbound] = []
+        for (topic, payload) in Self.traffic(from: Self.t0, seconds: 10, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        for (topic, payload) in Self.traffic(from: Self.t0 + 10_000, seconds: 50, heard: [], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let acknowledged = try out.filter { $0.topic.hasPrefix("beaconnet/devices/") }.map { try DeviceState.decode($0.payload) }.last!
+        #expect(acknowledged.presence == .outside)
+        // Back in store 1: decided and in the snapshot, never published (killed).
+        var lost: [Outbound] = []
+        for (topic, payload) in Self.traffic(from: Self.t0 + 60_000, seconds: 10, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &lost) }
+        let decided = try #require(lost.filter { $0.topic.hasPrefix("beaconnet/devices/") }.map { try DeviceState.decode($0.payload) }.last)
+        #expect(decided.presence == .inside)
+        let choice = SnapshotFile.restorable(fromFile: p.snapshot(), retained: [acknowledged], stores: .all, now: Self.t0 + 75_000)
+        #expect(choice.republish == [Fixture.phone.rawValue])
+        var q = try Self.instance("1-2")
+        var after: [Outbound] = []
+        _ = q.restore(choice.states, exits: choice.exits, republish: choice.republish, into: &after)
+        let again = try after.filter { $0.topic.hasPrefix("beaconnet/devices/") }.map { try DeviceState.decode($0.payload) }
+        #expect(again.map(\.presence) == [.inside] && again.map(\.sequence) == [decided.sequence], "the state the broker never took, its own seq")
+        #expect(after.filter { $0.topic.hasPrefix("beaconnet/events/") }.isEmpty, "no event invented")
+        // Had the broker taken it, nothing is repeated; another instance's state is left to the shared-chain rules.
+        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [decided], stores: .all, now: Self.t0 + 75_000).republish.isEmpty)
+        let other = Self.state(.inside, store: 2, lastSeen: Self.t0 + 50_000, seq: 3)
+        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [other], stores: try StoreSelection(parsing: "1"), now: Self.t0 + 75_000).republish.isEmpty)
+        // No retained state at all (the broker lost it): published again.
+        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 75_000).republish == [Fixture.phone.rawValue])
+    }
+
+    @Test("another instance's unknown heard there a moment later than here is answered at this instance's next sighting, not left standing")
+    func unknownAnsweredLater() throws {
+        var p = try Self.instance("1")
+        var seq: [String: UInt64] = [:]
+        var out: [Outbound] = []
+        for (topic, payload) in Self.traffic(from: Self.t0, seconds: 10, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &out) }
+        let mine = try #require(p.engine.currentState(of: Fixture.phone))
+        let theirs = DeviceState(device: Fixture.phone, presence: .unknown, uuid: Fixture.uuid, region: .store(2), storeName: "Harbour",
+                                 since: Self.t0 + 10_000, lastSeen: mine.lastSeen + 400, proximity: .unknown, confidence: 0.9, sequence: 4)
+        var answer: [Outbound] = []
+        p.noteState(theirs, into: &answer)
+        #expect(answer.isEmpty, "not yet heard here as lately")
+        for (topic, payload) in Self.traffic(from: Self.t0 + 10_000, seconds: 3, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &answer) }
+        #expect(Self.states(answer) == ["inside 1"], "answered once, at the first later sighting")
+        // Another state of the device first (the other instance found it again): nothing to answer.
+        var q = try Self.instance("1")
+        var none: [Outbound] = []
+        var seq2: [String: UInt64] = [:]
+        for (topic, payload) in Self.traffic(from: Self.t0, seconds: 10, heard: ["gw-a"], seq: &seq2) { q.handle(topic: topic, payload: payload, now: nil, into: &none) }
+        q.noteState(theirs, into: &none)
+        var inside = theirs
+        inside.presence = .inside
+        inside.sequence = 5
+        q.noteState(inside, into: &none)
+        var later: [Outbound] = []
+        for (topic, payload) in Self.traffic(from: Self.t0 + 10_000, seconds: 3, heard: ["gw-a"], seq: &seq2) { q.handle(topic: topic, payload: payload, now: nil, into: &later) }
+        #expect(Self.states(later).isEmpty, "\(Self.states(later))")
+    }
+
     @Test("killed after the snapshot held an exit the broker never took: the restarted instance decides that exit again, same seq, at its own time — and a device back by then enters afresh",
           arguments: [false, true])
     func exitDecidedAgain(_ back: Bool) throws {

@@ -175,6 +175,7 @@ public final class AggregatorService: Service, Sendable {
         }
         let fromFile = file.states
         var retained: [DeviceState] = []
+        var synced = false
         let marker = settings.scheme.root + "/aggregators/\(settings.aggregator)/sync"
         let nonce = Array("\(settings.clock())-\(UInt64.random(in: 0...UInt64.max))".utf8)
         do {
@@ -190,7 +191,10 @@ public final class AggregatorService: Service, Sendable {
                 }
                 for await message in subscription {
                     if message.topic == marker {
-                        if message.payload == nonce { break }
+                        if message.payload == nonce {
+                            synced = true
+                            break
+                        }
                         continue
                     }
                     if let s = try? DeviceState.decode(message.payload) { retained.append(s) }
@@ -198,23 +202,26 @@ public final class AggregatorService: Service, Sendable {
                 group.cancelAll()
             }
             client.unsubscribe(subscription)
+            if !synced {
+                logger.warning("restore: the retained device states had not all arrived after \(settings.restoreTimeout) (\(retained.count) read); devices whose state did not arrive are decided afresh — a slow broker, or raise AggregatorSettings.restoreTimeout")
+            }
             if subscription.droppedMessages > 0 {
                 logger.error("restore: \(subscription.droppedMessages) retained device state(s) arrived faster than they were read and were dropped; those devices are decided afresh (raise AggregatorSettings.restoreBuffer)")
             }
         } catch {
             logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
         }
-        let (states, exits) = SnapshotFile.restorable(fromFile: fromFile, retained: retained, stores: settings.stores,
-                                                      now: settings.eventTimeOnly ? nil : settings.clock())
+        let (states, exits, republish) = SnapshotFile.restorable(fromFile: fromFile, retained: retained, stores: settings.stores,
+                                                                 now: settings.eventTimeOnly ? nil : settings.clock())
         let (restored, resumed, redecided) = state.processor.withLock { p in
             var none: [Outbound] = []
             for s in retained { p.noteState(s, into: &none) }
             var exitsAgain: [Outbound] = []
-            return (p.restore(states, exits: exits, into: &exitsAgain), p.resume(file.gateways), exitsAgain)
+            return (p.restore(states, exits: exits, republish: republish, into: &exitsAgain), p.resume(file.gateways), exitsAgain)
         }
         logger.info("restored device states", metadata: [
             "restore.devices": "\(restored)", "restore.snapshot": "\(fromFile.count)", "restore.retained": "\(retained.count)",
-            "restore.gateways": "\(resumed)", "restore.exits_decided_again": "\(exits.count)"])
+            "restore.gateways": "\(resumed)", "restore.exits_decided_again": "\(exits.count)", "restore.states_published_again": "\(republish.count)"])
         return redecided
     }
 

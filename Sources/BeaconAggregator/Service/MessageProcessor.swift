@@ -31,6 +31,10 @@ public struct MessageProcessor {
     var withheld: [String: DeviceSnapshot] = [:]
     /// Device states not published because another instance holds the device (see `holders`).
     public internal(set) var statesWithheld: UInt64 = 0
+    /// Devices this instance holds inside whose topic shows another instance's `unknown` last seen
+    /// later than this one has heard them: this instance's state is published once it has (see
+    /// ``noteState(_:into:)``), unless another state of the device comes first.
+    var unanswered: [String: (device: DeviceID, lastSeen: Int64)] = [:]
     let decoder: WireDecoder
     var rejectWindow: (second: Int64, copies: Int) = (0, 0)
     /// The clock (Unix ms) when the last batch was accepted, and how far behind its `sent` that
@@ -205,7 +209,23 @@ public struct MessageProcessor {
             return reject(topic: topic, reason: error.reason.code, detail: error.description, field: error.field, payload: payload, now: now, into: &out)
         }
         publish(result.outputs, into: &out)
+        if !unanswered.isEmpty { answerUnknowns(into: &out) }
         return result.verdict
+    }
+
+    /// Publishes this instance's `inside` over another's `unknown` once it has heard the device as
+    /// lately (see ``unanswered``); forgets those it no longer holds inside.
+    mutating func answerUnknowns(into out: inout [Outbound]) {
+        for (key, theirs) in unanswered {
+            guard let mine = engine.currentState(of: theirs.device), mine.state == .inside else {
+                unanswered.removeValue(forKey: key)
+                continue
+            }
+            if mine.lastSeen >= theirs.lastSeen {
+                unanswered.removeValue(forKey: key)
+                publish([.state(mine)], into: &out)
+            }
+        }
     }
 
     /// Checks a decoded batch against its topic and the clock, and feeds the engine.
@@ -309,7 +329,8 @@ public struct MessageProcessor {
     /// The same, with exits to decide again first (their events and states are appended to
     /// `out`, to publish before anything else): decided here, at restore, so that no snapshot,
     /// shutdown or re-published state can see the stale `inside` in between.
-    public mutating func restore(_ states: [DeviceState], exits: [String: Int64], into out: inout [Outbound]) -> Int {
+    public mutating func restore(_ states: [DeviceState], exits: [String: Int64], republish: Set<String> = [],
+                                 into out: inout [Outbound]) -> Int {
         let restored: [RestoredState] = states.compactMap { s in
             guard let region = s.region, stores.contains(region.store) else { return nil }
             return RestoredState(
@@ -319,6 +340,10 @@ public struct MessageProcessor {
         }
         var outputs: [EngineOutput] = []
         let skipped = engine.restore(restored, into: &outputs)
+        // States decided after the one the broker holds, never published: published now.
+        for s in restored where republish.contains(s.device.rawValue) {
+            if let mine = engine.currentState(of: s.device), mine.state != .outside { outputs.append(.state(mine)) }
+        }
         publish(outputs, into: &out)
         return restored.count - skipped.count
     }
@@ -339,6 +364,7 @@ public struct MessageProcessor {
         guard !stores.isAll, let region = state.region else { return }
         let key = state.device.rawValue
         let ours = stores.contains(region.store)
+        unanswered.removeValue(forKey: key)
         if ours {
             // One of this instance's own states, back from the broker: the topic's latest now.
             if state.presence == .outside { holders.removeValue(forKey: key) } else { holders[key] = false }
@@ -361,8 +387,14 @@ public struct MessageProcessor {
             holders[key] = true
             // Another instance lost it while this one still hears it (as lately, at least: not a
             // device that walked on into that store and is only awaiting its exit here).
-            if let mine = engine.currentState(of: state.device), mine.state == .inside, mine.lastSeen >= state.lastSeen {
-                publish([.state(mine)], into: &out)
+            if let mine = engine.currentState(of: state.device), mine.state == .inside {
+                if mine.lastSeen >= state.lastSeen {
+                    publish([.state(mine)], into: &out)
+                } else {
+                    // Heard there a moment later than here so far (batch timing, another store's
+                    // clocks): answered at this instance's first later sighting.
+                    unanswered[key] = (state.device, state.lastSeen)
+                }
             }
         case .inside:
             holders[key] = true

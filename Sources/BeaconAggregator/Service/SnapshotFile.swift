@@ -71,19 +71,33 @@ enum SnapshotFile {
     ///   retained state is restored, with the file's exit time in `exits`, so that the exit is
     ///   decided again — same `seq`, its own time and dwell — before anything else, rather than
     ///   the topic left saying `inside` for ever.
+    /// - An `inside` or `unknown` from the file newer than the topic's state, when the topic holds
+    ///   none or an older one of this instance's, is a decision that never reached the broker
+    ///   either (a re-entry, a section change): its device is in `republish`, to publish its state
+    ///   again at restore. (Its events are not sent again.) A topic holding another instance's
+    ///   state is left to the shared-chain rules (``MessageProcessor/noteState(_:into:)``).
     /// - With `now` (the live clock), an `outside` last heard more than 10 minutes before it is
     ///   left out: the aggregator had forgotten that device (a snapshot outlives the retained
     ///   `outside`). With `--event-time` there is no clock to judge by; the engine forgets it.
     static func restorable(fromFile: [DeviceState], retained: [DeviceState], stores: StoreSelection, now: Int64?)
-        -> (states: [DeviceState], exits: [String: Int64])
+        -> (states: [DeviceState], exits: [String: Int64], republish: Set<String>)
     {
         let own = { (s: DeviceState) in s.region.map { stores.contains($0.store) } ?? false }
         let mine = retained.filter(own)
         var published: [String: DeviceState] = [:]
         for s in mine { published[s.device.rawValue] = s }
+        var topics: [String: DeviceState] = [:]
+        for s in retained { topics[s.device.rawValue] = s }
         var exits: [String: Int64] = [:]
+        var republish: Set<String> = []
         let states: [DeviceState] = newest(fromFile.filter(own), mine).compactMap { s in
-            guard s.presence == .outside else { return s }
+            guard s.presence == .outside else {
+                let topic = topics[s.device.rawValue]
+                // (The file's `last_seen` is always later: a state is not published again per sighting.)
+                let same = topic.map { $0.sequence == s.sequence && $0.presence == s.presence } ?? false
+                if !same, topic.map({ own($0) && key($0) < key(s) }) ?? true { republish.insert(s.device.rawValue) }
+                return s
+            }
             if var topic = published[s.device.rawValue], topic.presence != .outside {
                 exits[s.device.rawValue] = s.since
                 topic.lastSeen = max(topic.lastSeen, s.lastSeen)  // heard until then, as the file says
@@ -91,12 +105,14 @@ enum SnapshotFile {
             }
             return now.map { s.lastSeen >= $0 - AggregationEngine.forgetAfter } ?? true ? s : nil
         }
-        return (states, exits)
+        return (states, exits, republish)
     }
+
+    /// Which of two states of a device is newer (see ``newest(_:)``).
+    static func key(_ s: DeviceState) -> (Int64, Int64, UInt64) { (s.lastSeen, s.since, s.sequence) }
 
     static func newest(_ lists: [DeviceState]...) -> [DeviceState] {
         var best: [String: DeviceState] = [:]
-        func key(_ s: DeviceState) -> (Int64, Int64, UInt64) { (s.lastSeen, s.since, s.sequence) }
         for list in lists {
             for state in list where best[state.device.rawValue].map({ key($0) <= key(state) }) ?? true {
                 best[state.device.rawValue] = state
