@@ -97,7 +97,7 @@ struct ConfigTests {
         let tried = try ChainConfig.load(path: path, tuning: #"{"rule":"hmm","switch_margin_db":4}"#)
         #expect(tried.tuning.rule == .hmm && tried.tuning.switchMarginDB == 4)
         #expect(tried.tuning.dwellSeconds == file.tuning.dwellSeconds && tried.stores.count == file.stores.count)
-        #expect(file.tuning.rule == .hysteresis && file.tuning.switchMarginDB == 6)
+        #expect(file.tuning.rule == .hysteresis && file.tuning.switchMarginDB == 9)
         for (overlay, issuePath) in [(#"{"dwel_s":1}"#, "$.tuning.dwel_s"), (#"{"switch_margin_db":0}"#, "$.tuning.switch_margin_db"), ("[1]", "--tuning"), ("nope", "--tuning")] {
             do {
                 _ = try ChainConfig.load(path: path, tuning: overlay)

@@ -23,7 +23,7 @@ struct EngineTests {
         d.hear(Fixture.phone, ["gw-a": -62, "gw-b": -70], from: t0, to: t0 + 5000)
         #expect(d.transitions == ["enter 1", "enter 1/10"])
         d.clear()
-        // Ten minutes at the boundary: the two sections trade the lead by 2 dB, under the 6 dB margin.
+        // Ten minutes at the boundary: the two sections trade a 4 dB lead, under the margin.
         var t = t0 + 5000
         for i in 0..<600 {
             let lead = i % 2 == 0 ? 2 : -2
@@ -36,7 +36,7 @@ struct EngineTests {
     @Test("a challenger that keeps a clear lead wins after the dwell time, naming where it came from",
           arguments: [Tuning.Rule.hysteresis, .hmm])
     func sectionChange(_ rule: Tuning.Rule) throws {
-        var d = Driver(try Fixture.engine { $0.dwellSeconds = 2; $0.rule = rule })
+        var d = Driver(try Fixture.engine { $0.dwellSeconds = 2; $0.switchMarginDB = 6; $0.processNoise = 9; $0.rule = rule })
         d.hear(Fixture.phone, ["gw-a": -60, "gw-b": -75], from: t0, to: t0 + 5000)
         d.clear()
         d.hear(Fixture.phone, ["gw-a": -75, "gw-b": -58], from: t0 + 5000, to: t0 + 12000)
@@ -153,7 +153,7 @@ struct EngineTests {
 
     @Test("a jump across the store needs a dwell per section in between")
     func adjacency() throws {
-        var d = Driver(try Fixture.engine { $0.dwellSeconds = 2 })
+        var d = Driver(try Fixture.engine { $0.dwellSeconds = 2; $0.switchMarginDB = 6; $0.processNoise = 9 })
         d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
         d.clear()
         // Heard only in 30 (two hops from 10): one dwell is not enough, two are.
@@ -161,6 +161,26 @@ struct EngineTests {
         #expect(d.transitions.isEmpty)
         d.hear(Fixture.phone, ["gw-c": -60, "gw-a": -80], from: t0 + 8000, to: t0 + 12000)
         #expect(d.transitions == ["exit 1/10", "enter 1/30 from 10"])
+    }
+
+    @Test("at dwell 0 a move to the next section is immediate, a jump across the store still takes time per section between")
+    func adjacencyWithoutDwell() throws {
+        // The defaults: dwell 0. Heard only in 20 (next to 10): it moves at the first look
+        // that puts the lead over the margin.
+        var next = Driver(try Fixture.engine { _ in })
+        next.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
+        next.clear()
+        next.hear(Fixture.phone, ["gw-b": -60, "gw-a": -85], from: t0 + 5000, to: t0 + 10_000)
+        #expect(next.transitions == ["exit 1/10", "enter 1/20 from 10"])
+        let moved = try #require(next.transitionEvents.last).time
+        // Heard only in 30 (two hops from 10), the same lead: it moves too, but later, after the
+        // lead has summed to margin × 0.25 s for the section between.
+        var far = Driver(try Fixture.engine { _ in })
+        far.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
+        far.clear()
+        far.hear(Fixture.phone, ["gw-c": -60, "gw-a": -85], from: t0 + 5000, to: t0 + 10_000)
+        #expect(far.transitions == ["exit 1/10", "enter 1/30 from 10"])
+        #expect(try #require(far.transitionEvents.last).time > moved)
     }
 
     @Test("fixed exit timeout: exit after 30 s of silence, not before", arguments: [Tuning.ExitRule.timeout])

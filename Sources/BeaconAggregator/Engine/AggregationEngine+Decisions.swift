@@ -83,10 +83,17 @@ extension AggregationEngine {
         }
     }
 
+    /// The least time, s, that each section between the current one and a challenger across the
+    /// store adds to the move (as `dwell_s` does when it is longer), so that a device does not jump
+    /// across the store even at `dwell_s` 0: it walks through them.
+    static let minimumHopSeconds = 0.25
+
     /// The hysteresis rule as a CUSUM change detector (Page's test): the challenger's lead over
     /// the current section, less the switch margin, is summed over event time, floored at zero,
-    /// and the device moves when the sum reaches margin × dwell (times the hops across the store)
-    /// while the challenger still leads by more than the margin.
+    /// and the device moves when the sum reaches margin × (dwell + max(dwell,
+    /// ``minimumHopSeconds``) × the sections in between) while the challenger still leads by more
+    /// than the margin. At the default dwell, 0, a device moves to an adjacent section as soon as
+    /// the filtered lead passes the margin (see `Tuning.switchMarginDB` for why).
     ///
     /// So a lead of twice the margin moves the device after the dwell time, a bigger one sooner (a
     /// lead counts up to three margins, so never sooner than half the dwell), a lead just over the
@@ -134,7 +141,8 @@ extension AggregationEngine {
         // Across the store takes as long as walking through the sections between.
         let first = chain.stores[tracks[ti].store].sections.lowerBound
         let hops = max(1, min(Int(hopTable[current][challenger - first]), 8))
-        if sum >= margin * tuning.dwellSeconds * Double(hops) {
+        let perHop = max(tuning.dwellSeconds, Self.minimumHopSeconds)
+        if sum >= margin * (tuning.dwellSeconds + perHop * Double(hops - 1)) {
             changeSection(ti, to: challenger, at: t, into: &out)
         }
     }
