@@ -332,8 +332,12 @@ struct SharedChainTests {
         #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [decided], stores: .all, now: Self.t0 + 75_000).republish.isEmpty)
         let other = Self.state(.inside, store: 2, lastSeen: Self.t0 + 50_000, seq: 3)
         #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [other], stores: try StoreSelection(parsing: "1"), now: Self.t0 + 75_000).republish.isEmpty)
-        // No retained state at all (the broker lost it): published again.
+        // No retained state at all (the broker lost it): published again — but not when the read
+        // was incomplete, nor when a retained outside could have expired since (the file's state
+        // was last heard over an hour before the restart).
         #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 75_000).republish == [Fixture.phone.rawValue])
+        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 75_000, complete: false).republish.isEmpty)
+        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 2 * 3_600_000).republish.isEmpty)
     }
 
     @Test("another instance's unknown heard there a moment later than here is answered at this instance's next sighting, not left standing")

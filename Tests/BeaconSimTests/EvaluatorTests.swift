@@ -89,6 +89,16 @@ struct EvaluatorTests {
         #expect(abs(r.sectionAccuracy - 297.0 / 298) < 1e-9)
     }
 
+    @Test("another store's late exit does not hide a flap in the store the device moved on to")
+    func lateExitHidesNoFlap() {
+        let truths = [truth(0, 1, 1), truth(60, nil, nil), truth(65, 2, 20), truth(600, nil, nil)]
+        let reports = [report(1, .enter, 1), report(1, .enter, 1, 1), report(66, .enter, 2), report(66, .enter, 2, 20),
+                       report(75, .exit, 1, 1), report(75, .exit, 1),
+                       report(200, .exit, 2, 20), report(200, .enter, 2, 21), report(210, .exit, 2, 21), report(210, .enter, 2, 20),
+                       report(600, .exit, 2, 20), report(600, .exit, 2)]
+        #expect(Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 900_000).flaps == 2)
+    }
+
     @Test("events of one millisecond are ordered by seq: a section enter recorded before its store's enter still counts")
     func sameMillisecondBySeq() {
         func numbered(_ r: ReportedTransition, _ seq: UInt64) -> ReportedTransition { var r = r; r.sequence = seq; return r }

@@ -3,11 +3,13 @@
 public struct Tuning: Codable, Sendable, Equatable {
     /// Which rule decides the section from the scores.
     public enum Rule: String, Codable, Sendable, CaseIterable {
-        /// Strongest calibrated, smoothed section wins, but a challenger's lead over
-        /// `switch_margin_db`, summed over time (a CUSUM test), must reach margin × `dwell_s`
-        /// before the device moves: a lead of twice the margin takes the dwell time, a bigger one
-        /// less (down to half of it: a lead counts up to three margins), one that comes and goes
-        /// never gets there.
+        /// Strongest calibrated, smoothed section wins, but only by more than `switch_margin_db`;
+        /// with a `dwell_s`, its lead over the margin, summed over time (a CUSUM test), must also
+        /// reach margin × `dwell_s` before the device moves: a lead of twice the margin takes the
+        /// dwell time, a bigger one less (down to half of it: a lead counts up to three margins),
+        /// one that comes and goes never gets there. At the default dwell 0 the smoothing of the
+        /// per-link filters is what rejects a lead that comes and goes; a section across the store
+        /// still takes summed lead for each section in between.
         case hysteresis
         /// A hidden-Markov forward filter over the store's sections: a walking-time transition
         /// model over the adjacency graph, a path-loss emission model from the gateway positions

@@ -95,14 +95,14 @@ extension AggregationEngine {
     /// than the margin. At the default dwell, 0, a device moves to an adjacent section as soon as
     /// the filtered lead passes the margin (see `Tuning.switchMarginDB` for why).
     ///
-    /// So a lead of twice the margin moves the device after the dwell time, a bigger one sooner (a
-    /// lead counts up to three margins, so never sooner than half the dwell), a lead just over the
-    /// margin only if it lasts; a lead below the margin wears the sum down rather than resetting
-    /// it. Shadowing and a body turning round make leads that come and go; a real move makes one
-    /// that grows and stays. Against the plain "lead by the margin for the dwell" test it replaced
-    /// (6 dB / 0.5 s), the default 6 dB / 0.25 s flaps 10.1–14.9 times per device-hour on the
-    /// simulator (seeds 1–4) instead of 14.7–20.4, with section accuracy within 0.2 points and
-    /// changes 0.1–0.2 s later; the real Kolakowski recording scores 74.5 % instead of 75.0 %.
+    /// With a dwell, a lead of twice the margin moves the device after the dwell time, a bigger one
+    /// sooner (a lead counts up to three margins, so never sooner than half the dwell), a lead just
+    /// over the margin only if it lasts; a lead below the margin wears the sum down rather than
+    /// resetting it. (Against the plain "lead by the margin for the dwell" test it replaced, at
+    /// 6 dB / 0.5 s, 6 dB / 0.25 s flapped 10.1–14.9 times per device-hour on the simulator, seeds
+    /// 1–4, instead of 14.7–20.4.) Since 2026-11-24 the default dwell is 0 and the margin 9 dB: the
+    /// per-link filters' smoothing is the evidence over time, and the sum only paces moves across
+    /// the store.
     mutating func decideByLead(_ ti: Int, _ e: Evidence, at t: Int64, into out: inout [EngineOutput]) {
         let last = tracks[ti].leadTime
         // A look behind the last one (the sweep, at the watermark) adds nothing to the sum.

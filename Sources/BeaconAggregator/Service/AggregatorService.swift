@@ -175,7 +175,7 @@ public final class AggregatorService: Service, Sendable {
         }
         let fromFile = file.states
         var retained: [DeviceState] = []
-        var synced = false
+        var synced = false, dropped = false
         let marker = settings.scheme.root + "/aggregators/\(settings.aggregator)/sync"
         let nonce = Array("\(settings.clock())-\(UInt64.random(in: 0...UInt64.max))".utf8)
         do {
@@ -203,16 +203,19 @@ public final class AggregatorService: Service, Sendable {
             }
             client.unsubscribe(subscription)
             if !synced {
-                logger.warning("restore: the retained device states had not all arrived after \(settings.restoreTimeout) (\(retained.count) read); devices whose state did not arrive are decided afresh — a slow broker, or raise AggregatorSettings.restoreTimeout")
+                logger.warning("restore: the retained device states had not all arrived after \(settings.restoreTimeout) (\(retained.count) read); devices whose state did not arrive keep the snapshot's state without publishing it again (without one, they are decided afresh) — a slow broker, or raise AggregatorSettings.restoreTimeout")
             }
-            if subscription.droppedMessages > 0 {
+            dropped = subscription.droppedMessages > 0
+            if dropped {
                 logger.error("restore: \(subscription.droppedMessages) retained device state(s) arrived faster than they were read and were dropped; those devices are decided afresh (raise AggregatorSettings.restoreBuffer)")
             }
         } catch {
             logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
         }
-        let (states, exits, republish) = SnapshotFile.restorable(fromFile: fromFile, retained: retained, stores: settings.stores,
-                                                                 now: settings.eventTimeOnly ? nil : settings.clock())
+        let expiry = state.processor.withLock { Int64($0.outsideStateExpiry) * 1000 }
+        let (states, exits, republish) = SnapshotFile.restorable(
+            fromFile: fromFile, retained: retained, stores: settings.stores, now: settings.eventTimeOnly ? nil : settings.clock(),
+            complete: synced && !dropped, outsideExpiry: expiry)
         let (restored, resumed, redecided) = state.processor.withLock { p in
             var none: [Outbound] = []
             for s in retained { p.noteState(s, into: &none) }

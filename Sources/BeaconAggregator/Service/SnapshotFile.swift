@@ -79,7 +79,13 @@ enum SnapshotFile {
     /// - With `now` (the live clock), an `outside` last heard more than 10 minutes before it is
     ///   left out: the aggregator had forgotten that device (a snapshot outlives the retained
     ///   `outside`). With `--event-time` there is no clock to judge by; the engine forgets it.
-    static func restorable(fromFile: [DeviceState], retained: [DeviceState], stores: StoreSelection, now: Int64?)
+    ///
+    /// `complete` says whether every retained state arrived (the restore's marker came back in
+    /// time, none dropped); when not, a missing topic proves nothing, and only states seen on the
+    /// topic are compared. A topic is also empty once a retained `outside` has expired
+    /// (`outsideExpiry`, ms): a file state last heard longer ago than that is not published again.
+    static func restorable(fromFile: [DeviceState], retained: [DeviceState], stores: StoreSelection, now: Int64?,
+                           complete: Bool = true, outsideExpiry: Int64 = 3_600_000)
         -> (states: [DeviceState], exits: [String: Int64], republish: Set<String>)
     {
         let own = { (s: DeviceState) in s.region.map { stores.contains($0.store) } ?? false }
@@ -94,8 +100,12 @@ enum SnapshotFile {
             guard s.presence == .outside else {
                 let topic = topics[s.device.rawValue]
                 // (The file's `last_seen` is always later: a state is not published again per sighting.)
-                let same = topic.map { $0.sequence == s.sequence && $0.presence == s.presence } ?? false
-                if !same, topic.map({ own($0) && key($0) < key(s) }) ?? true { republish.insert(s.device.rawValue) }
+                if let topic {
+                    let same = topic.sequence == s.sequence && topic.presence == s.presence
+                    if !same && own(topic) && key(topic) < key(s) { republish.insert(s.device.rawValue) }
+                } else if complete, now.map({ s.lastSeen >= $0 - outsideExpiry }) ?? true {
+                    republish.insert(s.device.rawValue)
+                }
                 return s
             }
             if var topic = published[s.device.rawValue], topic.presence != .outside {

@@ -204,9 +204,18 @@ public enum Evaluator {
                 truths.indices.first { !truthUsed.contains($0) && truths[$0].section == r.section && truths[$0].store == r.store
                     && truths[$0].time >= r.time - 30_000 && truths[$0].time <= r.time + 5_000 }
             }
-            var lastSection: SectionNumber?
+            // The section reported last and its store: the first section after a store enter is
+            // no change; another store's late exit does not make the next change a first section.
+            var lastSection: SectionNumber?, lastStore: StoreNumber?
             for (k, r) in reports.enumerated() {
-                defer { if r.kind == .enter, r.section != nil { lastSection = r.section } else if r.section == nil, r.kind == .exit { lastSection = nil } }
+                defer {
+                    switch (r.kind, r.section) {
+                    case (.enter, _?): lastSection = r.section; lastStore = r.store
+                    case (.enter, nil): if r.store != lastStore { lastSection = nil; lastStore = r.store }
+                    case (.exit, nil): if r.store == lastStore { lastSection = nil }
+                    case (.exit, _?): break
+                    }
+                }
                 guard !used.contains(k) else { continue }
                 switch (r.kind, r.section) {
                 case (.enter, nil):
