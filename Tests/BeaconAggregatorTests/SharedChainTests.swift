@@ -330,8 +330,12 @@ struct SharedChainTests {
         #expect(after.filter { $0.topic.hasPrefix("beaconnet/events/") }.isEmpty, "no event invented")
         // Had the broker taken it, nothing is repeated; another instance's state is left to the shared-chain rules.
         #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [decided], stores: .all, now: Self.t0 + 75_000).republish.isEmpty)
-        let other = Self.state(.inside, store: 2, lastSeen: Self.t0 + 50_000, seq: 3)
-        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [other], stores: try StoreSelection(parsing: "1"), now: Self.t0 + 75_000).republish.isEmpty)
+        // Another instance's state on the topic: a newer one is left alone; over an older one (the
+        // device walked from its store into this one) this instance's inside is published, as live.
+        let newer = Self.state(.inside, store: 2, lastSeen: Self.t0 + 74_000, seq: 3)
+        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [newer], stores: try StoreSelection(parsing: "1"), now: Self.t0 + 75_000).republish.isEmpty)
+        let older = Self.state(.inside, store: 2, lastSeen: Self.t0 + 50_000, seq: 3)
+        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [older], stores: try StoreSelection(parsing: "1"), now: Self.t0 + 75_000).republish == [Fixture.phone.rawValue])
         // No retained state at all (the broker lost it): published again — but not when the read
         // was incomplete, nor when a retained outside could have expired since (the file's state
         // was last heard over an hour before the restart).

@@ -74,8 +74,9 @@ enum SnapshotFile {
     /// - An `inside` or `unknown` from the file newer than the topic's state, when the topic holds
     ///   none or an older one of this instance's, is a decision that never reached the broker
     ///   either (a re-entry, a section change): its device is in `republish`, to publish its state
-    ///   again at restore. (Its events are not sent again.) A topic holding another instance's
-    ///   state is left to the shared-chain rules (``MessageProcessor/noteState(_:into:)``).
+    ///   again at restore. (Its events are not sent again.) Over another instance's state, only
+    ///   an `inside` newer than it is; the rest is left to the shared-chain rules
+    ///   (``MessageProcessor/noteState(_:into:)``).
     /// - With `now` (the live clock), an `outside` last heard more than 10 minutes before it is
     ///   left out: the aggregator had forgotten that device (a snapshot outlives the retained
     ///   `outside`). With `--event-time` there is no clock to judge by; the engine forgets it.
@@ -102,7 +103,9 @@ enum SnapshotFile {
                 // (The file's `last_seen` is always later: a state is not published again per sighting.)
                 if let topic {
                     let same = topic.sequence == s.sequence && topic.presence == s.presence
-                    if !same && own(topic) && key(topic) < key(s) { republish.insert(s.device.rawValue) }
+                    // Over another instance's older state only an `inside`, as live: its own
+                    // `unknown` would be withheld there.
+                    if !same && key(topic) < key(s) && (own(topic) || s.presence == .inside) { republish.insert(s.device.rawValue) }
                 } else if complete, now.map({ s.lastSeen >= $0 - outsideExpiry }) ?? true {
                     republish.insert(s.device.rawValue)
                 }
