@@ -31,7 +31,9 @@ extension AggregationEngine {
                     let covered = gateways[g].coveredTo(at: w)
                     if replaying || w - covered <= max(silence, gateways[g].longestGap) { heardTo[store] = min(heardTo[store], covered) }
                 } else if starting && gateways[g].lastBatch == .min {
-                    heardTo[store] = min(heardTo[store], firstEventTime)
+                    // Resumed from a snapshot, it has reported up to its last batch before the
+                    // restart, which a broker outage may put well before this run's first event.
+                    heardTo[store] = min(heardTo[store], firstEventTime, gateways[g].current?.newestSent ?? .max)
                 }
             }
         }
@@ -42,10 +44,10 @@ extension AggregationEngine {
                     forget(ti)
                 }
             case .inside, .unknown:
+                let threshold = exitThreshold(ti)
                 switch silenceEvidence(ti, at: w, arrival: arrival, replaying: replaying, starting: starting, silence: silence,
-                                       heardTo: heardTo[tracks[ti].store]) {
+                                       heardTo: heardTo[tracks[ti].store], threshold: threshold) {
                 case .listening(let quiet, let since):
-                    let threshold = exitThreshold(ti)
                     if quiet > threshold {
                         exitStore(ti, at: exitTime(ti, at: w, since: since, threshold: threshold, overdue: quiet - threshold), into: &out)
                     } else if tracks[ti].challenger >= 0 {
@@ -141,12 +143,16 @@ extension AggregationEngine {
     /// Runs for every device inside at every sweep: it reads the track's scalars and borrows its
     /// links rather than copying the track (a copy retains its id and arrays).
     func silenceEvidence(_ ti: Int, at w: Int64, arrival: Int64?, replaying: Bool, starting: Bool, silence: Int64,
-                         heardTo: Int64) -> SilenceEvidence {
+                         heardTo: Int64, threshold: Int64) -> SilenceEvidence {
         let store = tracks[ti].store
         let lastSeen = tracks[ti].lastSeenInStore
         let stale = Int64(tuning.staleAfterSeconds * 1000)
-        let (start, own, anyRecent): (Int64?, Int64, Bool) = tracks[ti].links.withUnsafeBufferPointer { links in
+        typealias Found = (start: Int64?, own: Int64, any: Bool, pre: Int64?, preEnd: Int64, preOwn: Int64)
+        let found: Found = tracks[ti].links.withUnsafeBufferPointer { links in
             var start: Int64?, own = Int64.max, any = false
+            // The same over the runs before the gateways' last breaks, where one held a whole
+            // silence (``GatewayTrack/silenceStart(after:threshold:)``).
+            var pre: Int64?, preEnd = Int64.max, preOwn = Int64.max
             for link in links where Int(link.store) == store && isRecent(link, lastSeen: lastSeen, stale: stale) {
                 any = true
                 let gateway = gateways[Int(link.gateway)]
@@ -155,10 +161,23 @@ extension AggregationEngine {
                 // Its own silence about the device, on its own clock: what holds a device that a
                 // gateway with a lagging clock still hears.
                 own = min(own, gateway.coveredTo(at: w) - max(link.filter.time, gateway.aliveSince))
+                let run = gateway.silenceStart(after: lastSeen, threshold: threshold)
+                pre = max(pre ?? lastSeen, run.from)
+                preEnd = min(preEnd, run.until ?? .max)
+                preOwn = min(preOwn, (run.until ?? gateway.coveredTo(at: w)) - max(link.filter.time, run.from))
             }
-            return (start, own, any)
+            return (start, own, any, pre, preEnd, preOwn)
         }
+        let (start, own, anyRecent) = (found.start, found.own, found.any)
         if let start {
+            // A silence long enough before a gateway's break (its edge restarted later, during an
+            // outage): decided by that, dated within it.
+            if let pre = found.pre, found.preEnd != .max {
+                let preStore = min(w, heardTo, found.preEnd) - pre
+                if min(preStore, found.preOwn) > threshold {
+                    return .listening(quiet: min(preStore, found.preOwn), since: preStore <= found.preOwn ? pre : nil)
+                }
+            }
             let store = min(w, heardTo) - start
             // `since`: where the silence that decides was counted from, on the chain's time (not
             // when a lagging gateway's own silence decides: that one is on its clock).
@@ -168,18 +187,27 @@ extension AggregationEngine {
         // no section, its store's) stand in for the ones that heard it.
         let section = tracks[ti].section
         let standIns = anyRecent ? [] : (section >= 0 ? chain.sections[section].gateways : chain.stores[store].gateways)
-        var standInFrom: Int64?
+        var standInFrom: Int64?, standInPre: Int64?, standInPreEnd = Int64.max
         for g in standIns {
             if isAlive(g, at: w, arrival: arrival, replaying: replaying, silence: silence) {
                 standInFrom = max(standInFrom ?? lastSeen, gateways[g].aliveSince)
+                let run = gateways[g].silenceStart(after: lastSeen, threshold: threshold)
+                standInPre = max(standInPre ?? lastSeen, run.from)
+                standInPreEnd = min(standInPreEnd, run.until ?? .max)
             } else if starting && gateways[g].lastBatch == .min && !gateways[g].reportedOffline {
                 // Not heard from since the start yet — a later phase or a longer window than the
                 // rest, a backlog behind theirs: awaited, as the store's silences are (`heardTo`
                 // holds at the start), not taken for down (an `unknown` blip on every restart).
                 standInFrom = max(standInFrom ?? lastSeen, firstEventTime)
+                standInPre = max(standInPre ?? lastSeen, firstEventTime)
             }
         }
-        if let standInFrom { return .listening(quiet: min(w, heardTo) - standInFrom, since: standInFrom) }
+        if let standInFrom {
+            if let standInPre, standInPreEnd != .max, min(w, heardTo, standInPreEnd) - standInPre > threshold {
+                return .listening(quiet: min(w, heardTo, standInPreEnd) - standInPre, since: standInPre)
+            }
+            return .listening(quiet: min(w, heardTo) - standInFrom, since: standInFrom)
+        }
         var from = lastSeen, to = w, others = 0
         for g in chain.stores[store].gateways where !hasRecentLink(ti, gateway: g, lastSeen: lastSeen, stale: stale) && !standIns.contains(g) {
             let gateway = gateways[g]

@@ -46,6 +46,12 @@ struct GatewayTrack: Sendable {
     /// counts only from here. A lost heartbeat or two, or an outage whose batches the edge kept and
     /// sent later, is no break.
     var aliveSince: Int64 = .min
+    /// The run of coverage before its last break: from that run's ``aliveSince`` to its last batch
+    /// (the batch before a hole, if one was open); `.min` before any break. A silence it held whole
+    /// stays evidence: an edge that crashes during a broker outage, after a device had already
+    /// been silent long enough, must not restart that silence at its return.
+    private(set) var brokenRunSince: Int64 = .min
+    private(set) var brokenRunTo: Int64 = .min
     /// The gateway's batch window as its batches show it, ms (0 until two consecutive batches
     /// arrived): the longest recent `sent` step between consecutive `seq`s, decaying by an eighth
     /// per step. An edge configured with a long window (`batch_window_ms`) is silent that long
@@ -239,6 +245,17 @@ struct GatewayTrack: Sendable {
     /// is not taken for dead during its first one).
     var longestGap: Int64 { interval > 0 ? 3 * interval : Self.maxInterval }
 
+    /// Where its silence about a device last heard at `lastSeen` counts from: its return
+    /// (``aliveSince``) — unless the run before its last break alone held a whole silence longer
+    /// than `threshold` after `lastSeen`: then from that run's start, up to its end (`until`). A
+    /// break after the silence was already long enough says nothing about the device.
+    func silenceStart(after lastSeen: Int64, threshold: Int64) -> (from: Int64, until: Int64?) {
+        if aliveSince > lastSeen, brokenRunTo != .min, brokenRunTo - max(lastSeen, brokenRunSince) > threshold {
+            return (max(lastSeen, brokenRunSince), brokenRunTo)
+        }
+        return (max(lastSeen, aliveSince), nil)
+    }
+
     /// A heartbeat assumed at `time` (`replay --drain`): the gateway listened up to then.
     mutating func noteHeartbeat(at time: Int64) {
         lastBatch = max(lastBatch, time)
@@ -256,7 +273,11 @@ struct GatewayTrack: Sendable {
         let step = sent - lastBatch
         // Judged against the window known before this step, which may itself be the gap. Two
         // windows lost or swapped on the way are no break; more are a hole in what it reported.
-        if step > 3 * max(interval, 1000) { aliveSince = max(aliveSince, sent) }
+        if step > 3 * max(interval, 1000), sent > aliveSince {
+            brokenRunSince = aliveSince
+            brokenRunTo = missing > 0 ? min(lastBatch, holeFrom) : lastBatch
+            aliveSince = sent
+        }
         // A step over batches lost or reordered on the way counts as that many windows.
         let windows = Int64(clamping: max(advance, 1))
         if relearn {
