@@ -52,6 +52,9 @@ struct GatewayTrack: Sendable {
     /// been silent long enough, must not restart that silence at its return.
     private(set) var brokenRunSince: Int64 = .min
     private(set) var brokenRunTo: Int64 = .min
+    /// Where a hole still open when a restart ended its run began (``restart(seq:sent:epoch:)``
+    /// clears the hole): that run covered only up to there. For the next ``noteBatch(sent:)``.
+    private var restartHoleFrom: Int64 = .max
     /// The gateway's batch window as its batches show it, ms (0 until two consecutive batches
     /// arrived): the longest recent `sent` step between consecutive `seq`s, decaying by an eighth
     /// per step. An edge configured with a long window (`batch_window_ms`) is silent that long
@@ -211,6 +214,7 @@ struct GatewayTrack: Sendable {
         // a second must not restart every silence it heard.
         relearn = true
         advance = 0
+        restartHoleFrom = missing > 0 && sent <= holeUntil ? holeFrom : .max
         missing = 0
         previous = current
         current = Window(epoch: epoch, highest: seq, newestSent: sent)
@@ -274,10 +278,13 @@ struct GatewayTrack: Sendable {
         // Judged against the window known before this step, which may itself be the gap. Two
         // windows lost or swapped on the way are no break; more are a hole in what it reported.
         if step > 3 * max(interval, 1000), sent > aliveSince {
+            // The run before the break covered up to its last batch, or the batch before a hole
+            // still open (one whose wait is over was a loss; it no longer cuts the run).
             brokenRunSince = aliveSince
-            brokenRunTo = missing > 0 ? min(lastBatch, holeFrom) : lastBatch
+            brokenRunTo = min(missing > 0 && sent <= holeUntil ? min(lastBatch, holeFrom) : lastBatch, restartHoleFrom)
             aliveSince = sent
         }
+        restartHoleFrom = .max
         // A step over batches lost or reordered on the way counts as that many windows.
         let windows = Int64(clamping: max(advance, 1))
         if relearn {
