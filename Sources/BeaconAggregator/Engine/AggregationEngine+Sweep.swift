@@ -160,11 +160,12 @@ extension AggregationEngine {
                 start = max(start ?? lastSeen, gateway.aliveSince)
                 // Its own silence about the device, on its own clock: what holds a device that a
                 // gateway with a lagging clock still hears.
-                own = min(own, gateway.coveredTo(at: w) - max(link.filter.time, gateway.aliveSince))
+                let covered = gateway.coveredTo(at: w)
+                own = min(own, covered - max(link.filter.time, gateway.aliveSince))
                 let run = gateway.silenceStart(after: lastSeen, threshold: threshold)
                 pre = max(pre ?? lastSeen, run.from)
                 preEnd = min(preEnd, run.until ?? .max)
-                preOwn = min(preOwn, (run.until ?? gateway.coveredTo(at: w)) - max(link.filter.time, run.from))
+                preOwn = min(preOwn, (run.until ?? covered) - max(link.filter.time, run.from))
             }
             return (start, own, any, pre, preEnd, preOwn)
         }

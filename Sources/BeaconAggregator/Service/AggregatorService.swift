@@ -75,7 +75,7 @@ public final class AggregatorService: Service, Sendable {
             await outbound.disconnect()
             return
         }
-        let redecided = await restore(outbound)
+        let undelivered = await restore(outbound)
         // Owning part of a chain, it shares the retained device-state topics with the instances
         // owning the rest: it keeps reading them, so that the topic shows where a device is, not
         // which instance decided last (see MessageProcessor.noteState).
@@ -89,7 +89,7 @@ public final class AggregatorService: Service, Sendable {
 
         let (outbox, continuation) = AsyncStream<Outbound>.makeStream(bufferingPolicy: .unbounded)
         logger.info("subscribed", metadata: ["mqtt.filters": "\(settings.sightingFilters.count) sighting filter(s) + gateway statuses", "aggregator.stores": "\(settings.stores)"])
-        enqueue([statusOutbound(online: true)] + redecided, continuation)
+        enqueue([statusOutbound(online: true)] + undelivered, continuation)
 
         // Publishing, in order, until the outbox is finished and drained.
         let publisher = Task { await self.publish(outbox, with: outbound) }
@@ -165,8 +165,9 @@ public final class AggregatorService: Service, Sendable {
 
     /// Reads back the device states of this instance's stores (snapshot file and retained topics)
     /// before anything is decided, so a restart invents no enter and forgets no one inside.
-    /// Returns the exits a previous run decided that never reached the broker, decided again
-    /// (see ``SnapshotFile/restorable(fromFile:retained:stores:now:)``): to publish first.
+    /// Returns what a previous run decided that never reached the broker — exits decided again,
+    /// states published again (see ``SnapshotFile/restorable(fromFile:retained:stores:now:complete:outsideExpiry:)``):
+    /// to publish first.
     @discardableResult
     func restore(_ client: MQTTClient) async -> [Outbound] {
         var file = SnapshotFile.Contents()
@@ -216,16 +217,16 @@ public final class AggregatorService: Service, Sendable {
         let (states, exits, republish) = SnapshotFile.restorable(
             fromFile: fromFile, retained: retained, stores: settings.stores, now: settings.eventTimeOnly ? nil : settings.clock(),
             complete: synced && !dropped, outsideExpiry: expiry)
-        let (restored, resumed, redecided) = state.processor.withLock { p in
+        let (restored, resumed, undelivered) = state.processor.withLock { p in
             var none: [Outbound] = []
             for s in retained { p.noteState(s, into: &none) }
-            var exitsAgain: [Outbound] = []
-            return (p.restore(states, exits: exits, republish: republish, into: &exitsAgain), p.resume(file.gateways), exitsAgain)
+            var again: [Outbound] = []
+            return (p.restore(states, exits: exits, republish: republish, into: &again), p.resume(file.gateways), again)
         }
         logger.info("restored device states", metadata: [
             "restore.devices": "\(restored)", "restore.snapshot": "\(fromFile.count)", "restore.retained": "\(retained.count)",
             "restore.gateways": "\(resumed)", "restore.exits_decided_again": "\(exits.count)", "restore.states_published_again": "\(republish.count)"])
-        return redecided
+        return undelivered
     }
 
     /// Reads the device states every instance publishes (see ``run()``), until cancelled.

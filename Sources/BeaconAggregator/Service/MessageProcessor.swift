@@ -318,7 +318,8 @@ public struct MessageProcessor {
     /// Restores device states read back at start-up (retained topics or a snapshot file); states
     /// of stores this instance does not own are left alone; `exits` (by device id) are exits a
     /// previous run decided that never reached the broker, decided again at that time before
-    /// anything else (``SnapshotFile/restorable(fromFile:retained:stores:now:)``). Returns how
+    /// anything else; `republish` (device ids) are devices whose newer state never reached it,
+    /// published again (``SnapshotFile/restorable(fromFile:retained:stores:now:complete:outsideExpiry:)``). Returns how
     /// many were restored.
     @discardableResult
     public mutating func restore(_ states: [DeviceState]) -> Int {

@@ -57,10 +57,6 @@ enum SnapshotFile {
         }
     }
 
-    /// Per device, the newest state: the one heard last, then the one decided last, then the
-    /// highest sequence number. The sequence alone is not enough: it starts again at 1 for a
-    /// device forgotten and heard again, so a stale snapshot's `inside` could beat the retained
-    /// `outside` decided after it (a failover between instances) and invent an exit.
     /// What a starting instance restores from its snapshot file and the retained device states.
     ///
     /// - Only the stores it owns compete (with several instances, another's newer state of a
@@ -90,14 +86,12 @@ enum SnapshotFile {
         -> (states: [DeviceState], exits: [String: Int64], republish: Set<String>)
     {
         let own = { (s: DeviceState) in s.region.map { stores.contains($0.store) } ?? false }
-        let mine = retained.filter(own)
-        var published: [String: DeviceState] = [:]
-        for s in mine { published[s.device.rawValue] = s }
+        // One retained topic per device: whoever wrote it last.
         var topics: [String: DeviceState] = [:]
         for s in retained { topics[s.device.rawValue] = s }
         var exits: [String: Int64] = [:]
         var republish: Set<String> = []
-        let states: [DeviceState] = newest(fromFile.filter(own), mine).compactMap { s in
+        let states: [DeviceState] = newest(fromFile.filter(own), retained.filter(own)).compactMap { s in
             guard s.presence == .outside else {
                 let topic = topics[s.device.rawValue]
                 // (The file's `last_seen` is always later: a state is not published again per sighting.)
@@ -111,7 +105,7 @@ enum SnapshotFile {
                 }
                 return s
             }
-            if var topic = published[s.device.rawValue], topic.presence != .outside {
+            if var topic = topics[s.device.rawValue], own(topic), topic.presence != .outside {
                 exits[s.device.rawValue] = s.since
                 topic.lastSeen = max(topic.lastSeen, s.lastSeen)  // heard until then, as the file says
                 return topic
@@ -124,6 +118,10 @@ enum SnapshotFile {
     /// Which of two states of a device is newer (see ``newest(_:)``).
     static func key(_ s: DeviceState) -> (Int64, Int64, UInt64) { (s.lastSeen, s.since, s.sequence) }
 
+    /// Per device, the newest state: the one heard last, then the one decided last, then the
+    /// highest sequence number. The sequence alone is not enough: it starts again at 1 for a
+    /// device forgotten and heard again, so a stale snapshot's `inside` could beat the retained
+    /// `outside` decided after it (a failover between instances) and invent an exit.
     static func newest(_ lists: [DeviceState]...) -> [DeviceState] {
         var best: [String: DeviceState] = [:]
         for list in lists {
