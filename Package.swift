@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "BeaconWire", targets: ["BeaconWire"]),
         .library(name: "BeaconMQTT", targets: ["BeaconMQTT"]),
         .library(name: "BeaconEdge", targets: ["BeaconEdge"]),
+        .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
         .executable(name: "beacon-edge", targets: ["beacon-edge"]),
         .executable(name: "beacon-aggregator", targets: ["beacon-aggregator"]),
         .executable(name: "beacon-sim", targets: ["beacon-sim"]),
@@ -69,17 +70,20 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // The aggregator's engine (pure: config, filters, decisions) and, later, its service.
+        // The decision engine, pure: the chain config model, per-link filters, section rules, store
+        // entry and exit, restore. No MQTT, no file or network I/O: values in, values out.
+        .target(name: "BeaconEngine", dependencies: ["BeaconCore"], swiftSettings: strict),
+        // The aggregator service around the engine: MQTT, validation, publishing, restore, snapshots.
         .target(
             name: "BeaconAggregator",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
-        .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconAggregator", "BeaconWire"], swiftSettings: strict),
+        .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconEngine", "BeaconWire"], swiftSettings: strict),
 
         .executableTarget(
             name: "beacon-edge",
@@ -93,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-aggregator",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconAggregator", "BeaconAllocator",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconEngine", "BeaconAggregator", "BeaconAllocator",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-sim",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconSim", "BeaconAggregator",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconSim", "BeaconEngine", "BeaconAggregator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -112,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-bench",
             dependencies: [
-                "BeaconCore", "BeaconWire", "CJSONC", "BeaconEdge", "BeaconAggregator", "BeaconSim", "BeaconMQTT", "BrokerHarness",
+                "BeaconCore", "BeaconWire", "CJSONC", "BeaconEdge", "BeaconEngine", "BeaconAggregator", "BeaconSim", "BeaconMQTT", "BrokerHarness",
                 "BeaconAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -124,16 +128,17 @@ let package = Package(
         // A real mosquitto on a free loopback port, for integration tests (never a mock broker).
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
         // Where tests find the package and ../shared/testdata; hex fixtures.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["BeaconCore", "BeaconEngine"], path: "Tests/TestSupport", swiftSettings: strict),
 
+        .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BeaconAggregatorTests",
             dependencies: [
-                "BeaconAggregator", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness", "TestSupport",
+                "BeaconAggregator", "BeaconEngine", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], swiftSettings: strict),
-        .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconAggregator", "BeaconCore", "BeaconWire", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconEngine", "BeaconCore", "BeaconWire", "TestSupport"], swiftSettings: strict),
         // The deployment files (ACLs, broker configs, scripts) against real mosquitto brokers.
         .testTarget(
             name: "DeploymentTests",

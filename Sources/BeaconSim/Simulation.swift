@@ -1,6 +1,6 @@
 import Foundation
 public import BeaconCore
-public import BeaconAggregator
+public import BeaconEngine
 
 /// One simulated edge batch: what a gateway would publish for one window.
 public struct SimulatedBatch: Sendable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconEngine
 
 /// `beacon-aggregator check-config FILE`: validates a chain config and explains every problem
 /// with its JSON path; exit status 0 only for a config the aggregator would start with.

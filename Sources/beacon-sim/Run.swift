@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconEngine
 import BeaconCore
 import BeaconSim
 import BeaconWire

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconEngine
 import BeaconSim
 
 /// `beacon-sim sweep`: runs the simulator straight into the engine for a grid of tuning values and

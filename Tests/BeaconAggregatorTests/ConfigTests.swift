@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import BeaconAggregator
+@testable import BeaconEngine
 
 @Suite("Chain config")
 struct ConfigTests {

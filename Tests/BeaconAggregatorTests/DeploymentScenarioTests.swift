@@ -1,6 +1,8 @@
 import BeaconCore
+import TestSupport
 import Testing
 @testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// Deployment scenarios from a review of the silence rules: a broker outage with a staggered
 /// reconnect, a gateway clock far behind, a crash-looping edge, and a buffer of old sightings

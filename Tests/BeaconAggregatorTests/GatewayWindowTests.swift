@@ -1,7 +1,9 @@
 import BeaconCore
 import BeaconWire
+import TestSupport
 import Testing
 @testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// How the engine learns each gateway's batch window and copes with its clock: every case was a
 /// device stuck inside, flapping, or a crash in a review of the first version of these rules.

@@ -1,8 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 import BeaconCore
 import BeaconWire
 @testable import BeaconAggregator
+@testable import BeaconEngine
 
 @Suite("Message validation")
 struct ProcessorTests {

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import BeaconAggregator
+@testable import BeaconEngine
 
 @Suite("Publish window")
 struct PublishWindowTests {

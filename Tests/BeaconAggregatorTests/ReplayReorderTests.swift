@@ -4,6 +4,7 @@ import TestSupport
 import BeaconWire
 import Testing
 @testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// `beacon-aggregator replay --reorder`: a trace put back into event-time order before the engine
 /// sees it, so that a broker outage's backlogs, recorded one edge after another, replay as the

@@ -9,6 +9,7 @@ import BeaconMQTT
 import BeaconWire
 import BrokerHarness
 @testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// The aggregator against real mosquitto brokers, as `mosquitto_sub` would see it.
 @Suite("Aggregator service against a real broker")

@@ -1,11 +1,13 @@
 import Foundation
 import Logging
+import TestSupport
 import Testing
 import BeaconCore
 import BeaconMQTT
 import BeaconWire
 import BrokerHarness
 @testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// Several instances sharing a chain (`--stores`) share the retained device-state topics: one must
 /// not overwrite another's newer state of a device with an older one of its own — a device that

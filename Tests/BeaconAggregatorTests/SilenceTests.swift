@@ -1,6 +1,8 @@
 import BeaconCore
+import TestSupport
 import Testing
 @testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// Silence as evidence of leaving, against the ways gateways actually report: long batch windows,
 /// lost heartbeats, clocks behind, statuses without batches, gateways never installed. Each case

@@ -1,6 +1,6 @@
 import Testing
 import BeaconCore
-import BeaconAggregator
+import BeaconEngine
 @testable import BeaconSim
 
 // Serialized: the accuracy runs are seconds of synchronous CPU each; run in parallel on two cores

@@ -1,4 +1,5 @@
 import BeaconAggregator
+import BeaconEngine
 import BeaconCore
 import BeaconSim
 import BeaconWire

@@ -1,6 +1,7 @@
 public import Logging
 public import ServiceLifecycle
 import BeaconCore
+import BeaconEngine
 import BeaconMQTT
 import BeaconWire
 import Synchronization

@@ -1,4 +1,5 @@
 public import BeaconCore
+public import BeaconEngine
 public import BeaconMQTT
 public import BeaconWire
 

@@ -1,3 +1,4 @@
+import BeaconEngine
 /// Puts a recorded trace back into event-time order for `beacon-aggregator replay --reorder`.
 ///
 /// A trace records messages in the order the broker delivered them. After a broker outage the

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconEngine
 public import BeaconWire
 
 extension MessageProcessor {

@@ -1,4 +1,5 @@
 public import BeaconCore
+public import BeaconEngine
 public import BeaconWire
 
 /// Everything the aggregator does with one incoming message, synchronously and deterministically:

@@ -1,3 +1,4 @@
+import BeaconEngine
 /// A message the aggregator publishes: where, what, and how.
 public struct Outbound: Sendable, Equatable {
     /// How it is delivered.

@@ -1,3 +1,4 @@
+import BeaconEngine
 import BeaconWire
 import Foundation
 

@@ -1,4 +1,5 @@
 public import BeaconCore
+import BeaconEngine
 
 /// Which stores an aggregator instance owns (`--stores 1-250,300`), so several instances share a
 /// chain. Parsed from comma-separated numbers and inclusive ranges.

@@ -1,3 +1,4 @@
+import BeaconEngine
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

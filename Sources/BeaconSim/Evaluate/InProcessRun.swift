@@ -1,5 +1,5 @@
 import BeaconCore
-public import BeaconAggregator
+public import BeaconEngine
 
 /// Runs the simulator straight into an engine, no broker: the fast loop for tuning and for the
 /// accuracy figures. The same batches go through MQTT in the demo.

@@ -1,4 +1,4 @@
-public import BeaconAggregator
+public import BeaconEngine
 import BeaconCore
 
 /// Synthetic chain-scale traffic for load tests and benchmarks: `devices` devices spread over the

@@ -1,4 +1,4 @@
-public import BeaconAggregator
+public import BeaconEngine
 
 /// The generated default chain: 3 stores × 6 sections (a 3 × 2 grid of 12 m × 10 m sections,
 /// grid neighbours adjacent, the first one with the street door) × 2–3 gateways per section.

@@ -1,4 +1,4 @@
-public import BeaconAggregator
+public import BeaconEngine
 
 /// Geometry of one store for the simulator: section polygons, doors between adjacent sections
 /// (the midpoint of their shared edge), the street door, gateway positions.

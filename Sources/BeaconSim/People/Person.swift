@@ -1,6 +1,6 @@
 import Foundation
 import BeaconCore
-import BeaconAggregator
+import BeaconEngine
 
 /// A tracked device carried around a store: a shopper's phone or a staff badge.
 struct Person: Sendable {

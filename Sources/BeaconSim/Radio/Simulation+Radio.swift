@@ -1,6 +1,6 @@
 import Foundation
 import BeaconCore
-import BeaconAggregator
+import BeaconEngine
 
 extension Simulation {
     /// Sends every advert person `p` makes up to `t` to every gateway of their store that hears it.

@@ -3,17 +3,17 @@ public import BeaconCore
 /// A sighting as the engine's hot path takes it: the device id as bytes borrowed for the call
 /// (the UTF-8 of a valid ``DeviceID``), so that no string is built per sighting.
 /// Internal: the bytes are trusted (the message processor validated them).
-struct ObservationRef {
+package struct ObservationRef {
     /// The device id's bytes, valid for the call they are passed to.
-    var device: UnsafeBufferPointer<UInt8>
+    package var device: UnsafeBufferPointer<UInt8>
     /// Event time, Unix ms (the sighting's `t`).
-    var time: Int64
+    package var time: Int64
     /// Raw RSSI as the gateway reported it, dBm.
-    var rssi: Int
+    package var rssi: Int
     /// Measured power at 1 m from the advert, dBm, when it carried one.
-    var measuredPower: Int?
+    package var measuredPower: Int?
 
-    init(device: UnsafeBufferPointer<UInt8>, time: Int64, rssi: Int, measuredPower: Int? = nil) {
+    package init(device: UnsafeBufferPointer<UInt8>, time: Int64, rssi: Int, measuredPower: Int? = nil) {
         self.device = device
         self.time = time
         self.rssi = rssi

@@ -66,7 +66,7 @@ public struct AggregationEngine: Sendable {
     /// Occupancy is published at most this often per topic, ms.
     static let occupancyInterval: Int64 = 1000
     /// A device outside for this long with no sighting is forgotten, ms.
-    static let forgetAfter: Int64 = 10 * 60 * 1000
+    package static let forgetAfter: Int64 = 10 * 60 * 1000
 
     public init(chain: Chain) {
         self.chain = chain
@@ -117,7 +117,7 @@ public struct AggregationEngine: Sendable {
     /// The same for sightings whose device ids are borrowed bytes that passed
     /// ``DeviceID/validate(utf8:)`` (the message processor's hot path: no string per sighting).
     @discardableResult
-    mutating func ingest(
+    package mutating func ingest(
         gateway id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64? = nil, arrival: Int64? = nil, observations: UnsafeBufferPointer<ObservationRef>,
         into out: inout [EngineOutput]
     ) -> BatchOutcome {

@@ -2,16 +2,15 @@ public import BeaconCore
 import Foundation
 
 extension ChainConfig {
-    /// Reads, decodes and validates a chain config file; throws a ``ConfigError`` listing every
-    /// problem with its JSON path. A config that throws here must never start an aggregator.
+    /// Decodes and validates the contents of a chain config file named `file` (the caller reads
+    /// it: the engine does no I/O); throws a ``ConfigError`` listing every problem with its JSON
+    /// path. A config that throws here must never start an aggregator.
     ///
     /// `tuning`, when given, is a JSON object whose keys replace the file's `tuning` keys (what
     /// `beacon-aggregator replay --tuning` passes to try settings on a recording); it is checked
     /// like the rest.
-    public static func load(path: String, tuning: String? = nil) throws(ConfigError) -> ChainConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
-        }
+    public static func load(contents: [UInt8], file path: String, tuning: String? = nil) throws(ConfigError) -> ChainConfig {
+        let data = Data(contents)
         var given: Set<String> = []
         var bytes = Array(data)
         if let tuning {

@@ -1,6 +1,7 @@
 import BeaconCore
+import TestSupport
 import Testing
-@testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// The silence a gateway's run held before its break (``GatewayTrack/silenceStart(after:threshold:)``):
 /// never through a hole still open when the run ended. Written by a reviewer of that rule.

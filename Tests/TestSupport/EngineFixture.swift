@@ -1,12 +1,12 @@
-import BeaconCore
-@testable import BeaconAggregator
+public import BeaconCore
+public import BeaconEngine
 
 /// A small chain: store 1 has sections 10–20–30 in a row (10 and 30 are not adjacent), one gateway
 /// each plus a second in 20; store 2 has one section with one gateway.
-enum Fixture {
-    static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+public enum Fixture {
+    public static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
 
-    static func config(_ tune: (inout Tuning) -> Void = { _ in }) -> ChainConfig {
+    public static func config(_ tune: (inout Tuning) -> Void = { _ in }) -> ChainConfig {
         var tuning = Tuning()
         tune(&tuning)
         return ChainConfig(
@@ -29,25 +29,25 @@ enum Fixture {
             tuning: tuning)
     }
 
-    static func engine(_ tune: (inout Tuning) -> Void = { _ in }) throws -> AggregationEngine {
+    public static func engine(_ tune: (inout Tuning) -> Void = { _ in }) throws -> AggregationEngine {
         AggregationEngine(chain: try config(tune).resolve())
     }
 
-    static let phone = try! DeviceID("ib-\(uuid)-7-7")
-    static let tag = try! DeviceID("mac-AA:BB:CC:DD:EE:01")
+    public static let phone = try! DeviceID("ib-\(uuid)-7-7")
+    public static let tag = try! DeviceID("mac-AA:BB:CC:DD:EE:01")
 }
 
 /// Drives an engine the way edges do: one batch per gateway per second, sequence numbers per gateway.
-struct Driver {
-    var engine: AggregationEngine
-    var seq: [String: UInt64] = [:]
-    var outputs: [EngineOutput] = []
+public struct Driver {
+    public var engine: AggregationEngine
+    public var seq: [String: UInt64] = [:]
+    public var outputs: [EngineOutput] = []
 
-    init(_ engine: AggregationEngine) { self.engine = engine }
+    public init(_ engine: AggregationEngine) { self.engine = engine }
 
     /// One batch from `gw` sent at `sent` (ms) with the given sightings.
     @discardableResult
-    mutating func batch(_ gw: String, sent: Int64, _ sightings: [(DeviceID, Int64, Int)], seq explicit: UInt64? = nil, epoch: Int64? = nil,
+    public mutating func batch(_ gw: String, sent: Int64, _ sightings: [(DeviceID, Int64, Int)], seq explicit: UInt64? = nil, epoch: Int64? = nil,
                         arrival: Int64? = nil)
         -> AggregationEngine.BatchOutcome
     {
@@ -59,7 +59,7 @@ struct Driver {
 
     /// Every gateway in `levels` hears `device` at the given RSSI four times a second over
     /// [`from`, `to`) ms; every gateway in `heartbeat` sends its batches, heard or not.
-    mutating func hear(
+    public mutating func hear(
         _ device: DeviceID, _ levels: [String: Int], from: Int64, to: Int64,
         heartbeat: [String] = ["gw-a", "gw-b", "gw-b2", "gw-c", "gw-h"]
     ) {
@@ -77,7 +77,7 @@ struct Driver {
     }
 
     /// Only heartbeats (empty batches) from `gateways` over [`from`, `to`).
-    mutating func silence(from: Int64, to: Int64, gateways: [String] = ["gw-a", "gw-b", "gw-b2", "gw-c", "gw-h"]) {
+    public mutating func silence(from: Int64, to: Int64, gateways: [String] = ["gw-a", "gw-b", "gw-b2", "gw-c", "gw-h"]) {
         var second = from
         while second < to {
             for gw in gateways { batch(gw, sent: second + 1000, []) }
@@ -86,7 +86,7 @@ struct Driver {
     }
 
     /// Transitions so far, as short strings: `enter 1`, `exit 1/20`, `enter 1/30 from 20`.
-    var transitions: [String] {
+    public var transitions: [String] {
         outputs.compactMap {
             guard case .transition(let t) = $0 else { return nil }
             let chain = engine.chain
@@ -97,13 +97,13 @@ struct Driver {
         }
     }
 
-    var transitionEvents: [Transition] {
+    public var transitionEvents: [Transition] {
         outputs.compactMap { if case .transition(let t) = $0 { return t } else { return nil } }
     }
 
-    var states: [DeviceSnapshot] {
+    public var states: [DeviceSnapshot] {
         outputs.compactMap { if case .state(let s) = $0 { return s } else { return nil } }
     }
 
-    mutating func clear() { outputs.removeAll() }
+    public mutating func clear() { outputs.removeAll() }
 }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import BeaconCore
-@testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// Real radio: six fixed BLE anchors in a furnished flat hear one tag carried by a robot whose
 /// LiDAR gives the true position (Kolakowski 2021, CC BY 4.0; `../shared/testdata/datasets`).

@@ -1,7 +1,7 @@
 import BeaconCore
 import TestSupport
 import Testing
-@testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// Random gateway behaviour against two promises of the silence rules, over many seeds:
 /// - **safety**: a device heard in every window of a gateway whose batches all arrive is never

@@ -1,6 +1,7 @@
 import BeaconCore
+import TestSupport
 import Testing
-@testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// The silence properties again, with what the first generator never produced: gateways that
 /// die without a Last Will, Last Wills and returns (the edge buffering meanwhile), edge crashes

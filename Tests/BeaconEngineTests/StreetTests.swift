@@ -2,7 +2,7 @@ import BeaconCore
 import Foundation
 import TestSupport
 import Testing
-@testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// The street test: an exit decided while a leaving shopper is still heard through the door, and
 /// no exit for someone standing just inside it. Radio from the log-distance model with walls, the

@@ -1,7 +1,7 @@
 import BeaconCore
 import TestSupport
 import Testing
-@testable import BeaconAggregator
+@testable import BeaconEngine
 
 /// The engine's id → track table, held to a plain dictionary through random inserts, lookups and
 /// removals — enough of them that it grows several times and probe runs wrap around its end.

@@ -1,6 +1,7 @@
+import TestSupport
 import Testing
 import BeaconCore
-@testable import BeaconAggregator
+@testable import BeaconEngine
 
 @Suite("Engine rules")
 struct EngineTests {
