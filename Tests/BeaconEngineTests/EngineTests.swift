@@ -293,7 +293,7 @@ struct EngineTests {
     func resumedGatewayProgress() throws {
         var d = Driver(try Fixture.engine())
         let gw = try GatewayID("gw-a")
-        #expect(d.engine.resumeGateways([(gw, 10, t0 + 10_000, nil), (try GatewayID("gw-nowhere"), 3, t0, nil)]) == 1)
+        #expect(d.engine.resumeGateways([GatewayResumePoint(id: gw, seq: 10, sent: t0 + 10_000, epoch: nil), GatewayResumePoint(id: try GatewayID("gw-nowhere"), seq: 3, sent: t0, epoch: nil)]) == 1)
         // A QoS 1 redelivery of what the previous run processed.
         #expect(d.batch("gw-a", sent: t0 + 9000, [], seq: 9) == .duplicate)
         #expect(d.batch("gw-a", sent: t0 + 10_000, [], seq: 10) == .duplicate)
@@ -308,7 +308,7 @@ struct EngineTests {
 
         // An edge that restarted while the aggregator was away counts from 0 again: no gap at all.
         var e = Driver(try Fixture.engine())
-        e.engine.resumeGateways([(gw, 500, t0 + 500_000, nil)])
+        e.engine.resumeGateways([GatewayResumePoint(id: gw, seq: 500, sent: t0 + 500_000, epoch: nil)])
         #expect(e.batch("gw-a", sent: t0 + 520_000, [], seq: 0) == .accepted)
         let restarted = e.engine.gatewayCounters().first { $0.id == gw }!
         #expect(restarted.restartGap == 0 && restarted.lost == 0)

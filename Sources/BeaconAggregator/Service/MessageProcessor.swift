@@ -419,7 +419,7 @@ public struct MessageProcessor {
     /// ``AggregationEngine/resumeGateways(_:)``). Returns how many gateways were resumed.
     @discardableResult
     public mutating func resume(_ progress: [GatewayProgress]) -> Int {
-        engine.resumeGateways(progress.map { ($0.gateway, $0.sequence, $0.sent, $0.epoch) })
+        engine.resumeGateways(progress.map { GatewayResumePoint(id: $0.gateway, seq: $0.sequence, sent: $0.sent, epoch: $0.epoch) })
     }
 
     mutating func reject(topic: String, reason: String, detail: String, field: String? = nil, payload: [UInt8], now: Int64?,

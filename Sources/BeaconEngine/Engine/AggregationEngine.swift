@@ -202,19 +202,20 @@ public struct AggregationEngine: Sendable {
     }
 
     /// Loss, duplicates and restarts per gateway, for the status topic.
-    public func gatewayCounters() -> [(id: GatewayID, received: UInt64, lost: UInt64, restartGap: UInt64, duplicates: UInt64, online: Bool,
-                                       lastBatch: Int64)] {
+    public func gatewayCounters() -> [GatewayCounters] {
         chain.gateways.indices.map { g in
-            (chain.gateways[g].id, gateways[g].received, gateways[g].lost, gateways[g].restartGap, gateways[g].duplicates,
-             gateways[g].isOnline(at: watermark, arrival: arrivalNow == .min ? nil : arrivalNow, silence: Int64(tuning.gatewaySilenceSeconds * 1000)),
-             gateways[g].lastBatch)
+            GatewayCounters(
+                id: chain.gateways[g].id, received: gateways[g].received, lost: gateways[g].lost, restartGap: gateways[g].restartGap,
+                duplicates: gateways[g].duplicates,
+                online: gateways[g].isOnline(at: watermark, arrival: arrivalNow == .min ? nil : arrivalNow, silence: Int64(tuning.gatewaySilenceSeconds * 1000)),
+                lastBatch: gateways[g].lastBatch)
         }
     }
 
     /// The highest batch processed per gateway (for the snapshot file); gateways never heard are left out.
-    public func gatewayProgress() -> [(id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64?)] {
+    public func gatewayProgress() -> [GatewayResumePoint] {
         chain.gateways.indices.compactMap { g in
-            gateways[g].current.map { (chain.gateways[g].id, $0.highest, $0.newestSent, $0.epoch) }
+            gateways[g].current.map { GatewayResumePoint(id: chain.gateways[g].id, seq: $0.highest, sent: $0.newestSent, epoch: $0.epoch) }
         }
     }
 
@@ -222,7 +223,7 @@ public struct AggregationEngine: Sendable {
     /// missing across the restart are counted (see ``GatewayTrack/restartGap``). Unknown gateways
     /// are ignored; returns how many were resumed.
     @discardableResult
-    public mutating func resumeGateways(_ progress: [(id: GatewayID, seq: UInt64, sent: Int64, epoch: Int64?)]) -> Int {
+    public mutating func resumeGateways(_ progress: [GatewayResumePoint]) -> Int {
         var resumed = 0
         for p in progress {
             guard let g = chain.gatewayIndex[p.id] else { continue }
