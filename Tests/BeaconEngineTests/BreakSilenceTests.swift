@@ -41,27 +41,31 @@ struct BreakSilenceTests {
     func brokenRunToAtRestart() {
         var g = GatewayTrack()
         for i in 0...10 {
-            _ = g.book(seq: UInt64(i), sent: t0 + Int64(i) * 1000, epoch: 1)
-            g.noteBatch(sent: t0 + Int64(i) * 1000)
+            _ = g.book(seq: UInt64(i), sent: at(Int64(i) * 1000), epoch: 1)
+            g.noteBatch(sent: at(Int64(i) * 1000))
         }
-        _ = g.book(seq: 12, sent: t0 + 12_000, epoch: 1)  // seq 11 missing
-        g.noteBatch(sent: t0 + 12_000)
-        #expect(g.coveredTo(at: t0 + 13_000) == t0 + 10_000)
-        _ = g.book(seq: 0, sent: t0 + 15_500, epoch: 2)  // a restart, 3.5 s later
-        g.noteBatch(sent: t0 + 15_500)
-        #expect(g.brokenRunTo == t0 + 10_000, "brokenRunTo \(g.brokenRunTo - t0)")
+        _ = g.book(seq: 12, sent: at(12_000), epoch: 1)  // seq 11 missing
+        g.noteBatch(sent: at(12_000))
+        #expect(g.coveredTo(at: at(13_000)) == at(10_000))
+        _ = g.book(seq: 0, sent: at(15_500), epoch: 2)  // a restart, 3.5 s later
+        g.noteBatch(sent: at(15_500))
+        #expect(g.brokenRun?.last == at(10_000), "broken run ends at \(String(describing: g.brokenRun))")
     }
 
     @Test("a batch lost long ago does not cut the run before a later break")
-    func staleHoleCutsNoRun() {
+    func staleHoleCutsNoRun() throws {
         var g = GatewayTrack()
         for i in Array(0...9) + Array(11...60) {  // seq 10 lost for good
-            _ = g.book(seq: UInt64(i), sent: t0 + Int64(i) * 1000)
-            g.noteBatch(sent: t0 + Int64(i) * 1000)
+            _ = g.book(seq: UInt64(i), sent: at(Int64(i) * 1000))
+            g.noteBatch(sent: at(Int64(i) * 1000))
         }
-        _ = g.book(seq: 61, sent: t0 + 71_000)  // an 11 s stall: a break
-        g.noteBatch(sent: t0 + 71_000)
-        let run = g.silenceStart(after: t0 + 20_000, threshold: 30_000)
-        #expect(run.until == t0 + 60_000, "until \(run.until.map { $0 - t0 } as Any), brokenRunTo \(g.brokenRunTo - t0)")
+        _ = g.book(seq: 61, sent: at(71_000))  // an 11 s stall: a break
+        g.noteBatch(sent: at(71_000))
+        let since = try #require(g.coverage).since
+        let run = g.silenceStart(after: at(20_000), since: since, threshold: 30_000)
+        #expect(run.until == at(60_000), "until \(String(describing: run.until)), broken run \(String(describing: g.brokenRun))")
     }
+
+    /// `offset` ms after t0, in event time.
+    private func at(_ offset: Int64) -> EventTime { EventTime(t0 + offset) }
 }

@@ -61,10 +61,10 @@ struct EngineTests {
         var t = t0 + 5000
         for _ in 0..<8 {
             d.hear(Fixture.phone, ["gw-a": -66, "gw-b": -58], from: t, to: t + 4000)
-            #expect(try #require(d.engine.tracks.first { $0.id == Fixture.phone }).leadSum > 0)
+            #expect(try leadState(d.engine, Fixture.phone).sum > 0)
             d.hear(Fixture.phone, ["gw-a": -58, "gw-b": -66], from: t + 4000, to: t + 8000)
             // Worn away, not just kept under the threshold.
-            #expect(try #require(d.engine.tracks.first { $0.id == Fixture.phone }).leadSum == 0)
+            #expect(try leadState(d.engine, Fixture.phone).sum == 0)
             t += 8000
         }
         #expect(d.transitions.isEmpty, "\(d.transitions)")
@@ -90,20 +90,22 @@ struct EngineTests {
         let s10 = try #require(d.engine.chain.sectionIndex(store: 1, section: 10))
         let s20 = try #require(d.engine.chain.sectionIndex(store: 1, section: 20))
         let s30 = try #require(d.engine.chain.sectionIndex(store: 1, section: 30))
-        var out: [EngineOutput] = []
+        let rule = LeadRule(chain: d.engine.chain)
+        var state = try leadState(d.engine, Fixture.phone)
+        var section = s10
         var t = t0 + 10_000
         /// One look: `top` leads the current section (10) by `lead` dB, or 10 is on top by -`lead`.
         func look(_ top: Int, _ lead: Double, after ms: Int64) -> Double {
             t += ms
-            var e = AggregationEngine.Evidence()
-            e.top = top
+            var e = SectionEvidence(store: 0, current: s10)
+            let level = { (value: Double) in SectionEvidence.Level(value: value, variance: 0) }
             if top == s10 {
-                e.topValue = -60; e.currentValue = -60; e.otherValue = -60 + lead
+                e.strongest = (s10, level(-60), 0); e.inCurrent = level(-60); e.elsewhere = level(-60 + lead)
             } else {
-                e.topValue = -60 + lead; e.currentValue = -60; e.otherValue = -60 + lead
+                e.strongest = (top, level(-60 + lead), 0); e.inCurrent = level(-60); e.elsewhere = level(-60 + lead)
             }
-            d.engine.decideByLead(ti, e, at: t, into: &out)
-            return d.engine.tracks[ti].leadSum
+            if let moved = rule.decide(&state, evidence: e, at: EventTime(t)).section { section = moved }
+            return state.sum
         }
         #expect(look(s20, 10, after: 0) == 0)                 // a new challenger starts from zero
         #expect(look(s20, 14, after: 1000) == 6)              // ((10 + 14) / 2 − 6) × 1 s
@@ -118,9 +120,10 @@ struct EngineTests {
         #expect(look(s20, 18, after: 1000) == 0)
         #expect(look(s20, 18, after: 4000) == 48)
         #expect(look(s20, 6, after: 4000) == 72)
-        #expect(out.isEmpty)
+        #expect(section == s10)
         _ = look(s20, 7, after: 100)
-        #expect(d.engine.tracks[ti].section == s20)
+        #expect(section == s20)
+        _ = ti
     }
 
     @Test("a tag heard less often than a reading stays fresh still moves; without a dwell a lead must still beat the margin")
@@ -571,4 +574,11 @@ extension EngineQualityTests {
         let times = d.transitionEvents.map(\.time)
         #expect(times == times.sorted(), "decisions must not go back in time")
     }
+}
+
+/// The lead rule's memory of `device` in `engine` (the default rule).
+func leadState(_ engine: AggregationEngine, _ device: DeviceID) throws -> LeadRule.DeviceState {
+    let track = try #require(engine.devices.track(of: device))
+    let slot = try #require(engine.sectionRule as? SectionRuleSlot<LeadRule>)
+    return slot.state(of: track)
 }

@@ -105,15 +105,15 @@ struct StreetTests {
             let missed = (0..<model.gateways.count).filter { !heard.contains($0) }.map { (g: $0, floor: Double.random(in: -100 ... -88, using: &random)) }
             for table in [model.insideLoss, model.pathLoss] {
                 let plain = (0..<table.positions).map {
-                    AggregationEngine.logLikelihood(links, missed: missed, power: -59, table: table, position: $0)
+                    StreetLikelihood.logLikelihood(links, missed: missed, power: -59, table: table, position: $0)
                 }.max()!
-                let fast = AggregationEngine.bestLogLikelihood(links, missed: missed, power: -59, table: table)
+                let fast = StreetLikelihood.bestLogLikelihood(links, missed: missed, power: -59, table: table)
                 #expect(abs(plain - fast) < 1e-9, "plain \(plain), branch and bound \(fast)")
                 // Stopping at `enough`: a position at or above it when the best is, else the best.
                 let enough = plain + Double.random(in: -20...5, using: &random)
                 let lower = Int.random(in: 0..<table.positions, using: &random)
                 let first = lower..<min(table.positions, lower + Int.random(in: 0...20, using: &random))
-                let stopped = AggregationEngine.bestLogLikelihood(links, missed: missed, power: -59, table: table, first: first, enough: enough)
+                let stopped = StreetLikelihood.bestLogLikelihood(links, missed: missed, power: -59, table: table, first: first, enough: enough)
                 if plain >= enough {
                     #expect(stopped >= enough && stopped <= plain + 1e-9, "best \(plain), enough \(enough), stopped at \(stopped)")
                 } else {

@@ -1,6 +1,3 @@
-import Foundation
-import BeaconCore
-
 /// A one-dimensional Kalman filter over one (device, gateway) link's RSSI, aware of time.
 ///
 /// The state is the local mean RSSI (dBm), modelled as a random walk: between two reports `dt`
@@ -13,11 +10,11 @@ struct RSSIFilter: Sendable, Equatable {
     private(set) var estimate: Double
     /// Variance of ``estimate``, dB².
     private(set) var variance: Double
-    /// Event time of the last report, ms.
-    private(set) var time: Int64
+    /// Event time of the last report.
+    private(set) var time: EventTime
 
     /// Starts from one report: the estimate is the report, with the report's own variance.
-    init(rssi: Double, time: Int64, measurementVariance r: Double) {
+    init(rssi: Double, time: EventTime, measurementVariance r: Double) {
         estimate = rssi
         variance = r
         self.time = time
@@ -25,7 +22,7 @@ struct RSSIFilter: Sendable, Equatable {
 
     /// Folds in one report. A report older than the last one (a late batch) is applied as if it
     /// were simultaneous: the filter never runs backwards.
-    mutating func update(rssi z: Double, time t: Int64, processNoise q: Double, measurementVariance r: Double) {
+    mutating func update(rssi z: Double, time t: EventTime, processNoise q: Double, measurementVariance r: Double) {
         let dt = t > time ? Double(t - time) / 1000 : 0
         let predicted = variance + q * dt
         let gain = predicted / (predicted + r)
@@ -35,21 +32,7 @@ struct RSSIFilter: Sendable, Equatable {
     }
 
     /// The variance the estimate would have at `t` with no new report.
-    func variance(at t: Int64, processNoise q: Double) -> Double {
+    func variance(at t: EventTime, processNoise q: Double) -> Double {
         t > time ? variance + q * Double(t - time) / 1000 : variance
-    }
-}
-
-/// Log-distance path loss: the distance a calibrated RSSI implies, and Core Location's proximity.
-enum PathLoss {
-    /// Distance in metres for `rssi` given the advert's measured power at 1 m and the exponent `n`:
-    /// `rssi = measuredPower − 10·n·log10(d)`.
-    static func distance(rssi: Double, measuredPower: Double, exponent n: Double) -> Double {
-        pow(10, (measuredPower - rssi) / (10 * n))
-    }
-
-    /// `immediate` under 0.5 m, `near` under 3 m, else `far` — CLProximity's bands.
-    static func proximity(distance d: Double) -> Proximity {
-        d < 0.5 ? .immediate : (d < 3 ? .near : .far)
     }
 }

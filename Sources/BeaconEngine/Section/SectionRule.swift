@@ -1,0 +1,67 @@
+/// A way to decide which section of its store a device is in, from the radio evidence: one type
+/// in one file, chosen by `tuning.rule` in ``SectionRules/make(for:)``.
+///
+/// The engine gathers the evidence (``SectionEvidence``) whenever a device of the store is heard,
+/// and again at each sweep while the rule ``isWatching(_:)`` a challenger; the rule answers with a
+/// ``SectionVerdict`` and keeps what it needs between decisions in its own ``DeviceState``, one per
+/// device. Moving the device, its events and occupancy are the engine's.
+protocol SectionRule: Sendable {
+    /// What the rule remembers of one device between decisions.
+    associatedtype DeviceState: Sendable
+
+    /// A device's state before the rule has seen it.
+    var initialState: DeviceState { get }
+
+    /// Whether the rule weighs every fresh link and missed gateway (``SectionEvidence/links``,
+    /// ``SectionEvidence/missed``), which the engine then gathers; otherwise only the strongest
+    /// links per section.
+    var weighsEveryLink: Bool { get }
+
+    /// Where the device should be at `time`, on `evidence` about its store (which has at least
+    /// one fresh link). `evidence.current` is nil for a device in no section yet.
+    func decide(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> SectionVerdict
+
+    /// The first section of a visit, as the device enters the store at `time`.
+    func enter(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> SectionVerdict
+
+    /// The device was moved to another section at `time`.
+    func moved(_ state: inout DeviceState, at time: EventTime)
+
+    /// The device entered or left a store: a challenger it was gathering evidence for is gone.
+    func stopWatching(_ state: inout DeviceState)
+
+    /// Whether a challenger is gathering evidence: the sweep looks at such devices again.
+    func isWatching(_ state: DeviceState) -> Bool
+
+    /// How sure the rule is that the device is in `section` of `store`; nil leaves the last figure.
+    func confidence(_ state: DeviceState, store: Int, section: Int?, evidence: SectionEvidence) -> Double?
+}
+
+/// What a section rule decided.
+struct SectionVerdict: Sendable, Equatable {
+    /// The section to move the device to; nil: it stays.
+    var section: Int?
+    /// The rule's confidence in where the device now is, when it has one to record.
+    var confidence: Double?
+
+    /// Stay where it is.
+    static let stay = SectionVerdict()
+
+    /// Move to `section`.
+    static func move(to section: Int, confidence: Double? = nil) -> SectionVerdict {
+        SectionVerdict(section: section, confidence: confidence)
+    }
+}
+
+extension SectionRule {
+    /// The usual first section: the one with the strongest fresh link.
+    func enter(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> SectionVerdict {
+        evidence.strongest.map { .move(to: $0.section) } ?? .stay
+    }
+
+    /// P(the device's section really is the strongest): its lead over the best other section, in
+    /// units of the two estimates' combined standard deviation, through the normal CDF.
+    func confidence(_ state: DeviceState, store: Int, section: Int?, evidence: SectionEvidence) -> Double? {
+        evidence.leadConfidence(of: section)
+    }
+}

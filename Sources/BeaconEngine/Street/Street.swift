@@ -1,0 +1,40 @@
+import Foundation
+
+/// The street test's parameters (fixed, with their reasons).
+enum Street {
+    /// Distances beyond a street door at which a leaving shopper is looked for, metres: from just
+    /// past the threshold to where a phone usually fades out. The likelihood is profiled over them.
+    static let distances: [Double] = [6, 10, 16, 25, 40]
+    /// Mean time a shopper spends in the store before leaving, seconds: the prior rate of the
+    /// inside → street transition (only from a street-door section).
+    static let stayTime = 300.0
+    /// Mean time before someone just outside comes back in, seconds.
+    static let returnTime = 60.0
+    /// P(street) at which the device has left: the evidence must outweigh the prior by far, because
+    /// a false exit costs an exit and an enter event.
+    static let exitProbability = 0.99
+    /// Away from a street-door section a P(street) below this is not updated (the walk to the door
+    /// comes first), which spares most devices the test.
+    static let negligible = 1e-3
+    /// P(street) is kept within these bounds, so that no single reading can make either state
+    /// certain.
+    static let floorProbability = 1e-6
+    static let ceilingProbability = 1 - 1e-9
+    /// Below this P(street) a device seen leaving may enter again.
+    static let reentryProbability = 0.5
+    /// How long after a street exit re-entry needs the street test's consent, ms.
+    static let reentryGuard: Int64 = 120_000
+    /// Shadowing (people, trolleys, the body) stays correlated for seconds, so successive readings
+    /// are not independent evidence: the likelihood ratio counts in full once per this many seconds.
+    static let evidenceTime = 3.0
+    /// The filter steps at most this often per device: often enough for the evidence time above.
+    static let stepMilliseconds: Int64 = 1000
+    /// In-store positions tried per section: a grid of this many columns and rows over its polygon,
+    /// so that a phone in a corner is not mistaken for one outside.
+    static let grid = 4
+    /// log Φ at z = −8 + i/64, i = 0 … 13·64 (see ``StreetLikelihood/logNormalCDF(_:)``).
+    static let logCDFTable: [Double] = (0...(13 * 64)).map { i in
+        let z = -8 + Double(i) / 64
+        return log(0.5 * erfc(-z / 2.0.squareRoot()))
+    }
+}
