@@ -25,9 +25,22 @@ public struct EvaluationReport: Sendable, Equatable {
     /// Reported section changes with no true change behind them, and the device-hours in store.
     public var flaps = 0
     public var deviceHours = 0.0
+    /// Reported section enters that are not a visit's first section (every reported change of
+    /// section), made while the truth was scored; a change that only catches up with the place
+    /// the truth resumes in after an unscored span does not count.
+    public var sectionEnters = 0
 
     /// Flaps per device-hour in store.
     public var flapsPerDeviceHour: Double { deviceHours > 0 ? Double(flaps) / deviceHours : 0 }
+
+    /// The true section changes scored: those reported in time and those missed.
+    public var trueSectionChanges: Int { sectionChangeLatencies.count + missedSectionChanges }
+
+    /// ``sectionEnters`` per true section change, nil with none: 1 for a rule that reports each
+    /// change once and nothing else, above for one that flaps, below for one that misses changes.
+    public var sectionEntersPerTrueChange: Double? {
+        trueSectionChanges > 0 ? Double(sectionEnters) / Double(trueSectionChanges) : nil
+    }
 
     /// The p-th percentile (0…100) of `values` in seconds, nil when empty (nearest rank).
     public static func percentile(_ values: [Int64], _ p: Double) -> Double? {

@@ -9,6 +9,14 @@ import BeaconCore
 /// entry (exit) of that store happened 60 s (120 s) before to 10 s after it; a reported section
 /// change no true move into that section explains is a flap. Truths too close to the end of the
 /// run to be matched are not counted.
+///
+/// Unscored spans (``TruthPlace/unscored``): their time is not scored, a report made in one is
+/// never charged, and a change into or out of one is no change to detect. Where the truth could
+/// have changed unseen, the rule may report that change: an unscored span counts as a possible
+/// entry into and exit from every store at its start and end, so a report within the windows
+/// above of either is not false; a section change into the place the truth resumes in is no
+/// flap; and a report up to 5 s (sections) or 10 s (stores) before an unscored span starts is
+/// not charged either (it may be early for a change made in it).
 public enum Evaluator {
     /// Section stays shorter than this are passing through, not a change to detect, ms.
     public static let minimumStay: Int64 = 5000
@@ -29,6 +37,8 @@ public enum Evaluator {
         for device in Set(truthByDevice.keys).union(reportedByDevice.keys).sorted() {
             let truths = truthByDevice[device] ?? []
             let reports = reportedByDevice[device] ?? []
+            /// The place before change `i`: outside before the device's first truth line.
+            func placeBefore(_ i: Int) -> TruthPlace { i > 0 ? truths[i - 1].place : .outside }
 
             // Reported timeline: (time, store, section) after each report.
             var timeline: [(Int64, StoreNumber?, SectionNumber?)] = []
@@ -56,24 +66,26 @@ public enum Evaluator {
             }
 
             // Time-weighted accuracy, integrated piecewise over truth and report change points.
+            // Outside and unscored time are not in-store time; the end of an unscored span counts
+            // as a change for settling (the place is known again from then).
             let cuts = (truths.map(\.time) + timeline.map(\.0) + [end]).filter { $0 <= end }.sorted()
-            var trueState: (StoreNumber?, SectionNumber?) = (nil, nil)
+            var truePlace = TruthPlace.outside
             var changed: Int64 = .min
             var ti = 0
             for (a, b) in zip(cuts, cuts.dropFirst()) where b > a {
                 while ti < truths.count && truths[ti].time <= a {
-                    trueState = (truths[ti].store, truths[ti].section)
+                    truePlace = truths[ti].place
                     changed = truths[ti].time
                     ti += 1
                 }
-                guard trueState.0 != nil else { continue }
+                guard case .inside(let trueStore, let trueSection) = truePlace else { continue }
                 let seen = reportedAt(a)
                 let calm = b - min(b, max(a, changed + settleTime))  // the part past the settling time
                 inStore += b - a
                 settled += calm
-                if seen.0 == trueState.0 {
+                if seen.0 == trueStore {
                     storeRight += b - a
-                    if seen.1 == trueState.1 {
+                    if seen.1 == trueSection {
                         sectionRight += b - a
                         settledRight += calm
                     }
@@ -83,10 +95,10 @@ public enum Evaluator {
             // Store entries and exits.
             var used = Set<Int>()
             var truthUsed = Set<Int>()
-            var previous: TruthChange?
             for (i, t) in truths.enumerated() {
-                defer { previous = t }
-                let before = previous?.store
+                // A change into or out of an unscored span is no change to detect.
+                guard t.place.isScored, placeBefore(i).isScored else { continue }
+                let before = placeBefore(i).store
                 // A move straight from one store to another is an exit from the first and an entry
                 // into the second.
                 if let s = t.store, before != s, t.time <= end - 60_000 {
@@ -108,7 +120,7 @@ public enum Evaluator {
                     }
                 }
                 // Section changes inside one store that last.
-                if let s = t.store, let to = t.section, before == s, let from = previous?.section, from != to {
+                if let s = t.store, let to = t.section, before == s, let from = placeBefore(i).section, from != to {
                     let next = i + 1 < truths.count ? truths[i + 1].time : end
                     guard next - t.time >= minimumStay, t.time <= end - 30_000 else { continue }
                     // A return to the section held before stays too short to count (passing
@@ -127,12 +139,22 @@ public enum Evaluator {
                     }
                 }
             }
-            // Reports no truth explains. A true entry into (exit from) a store is a change at `i`
-            // into (out of) it from anywhere else: outside, before the first change, or another store.
-            func trueStoreTransition(_ kind: ReportedTransition.Kind, of store: StoreNumber, within window: ClosedRange<Int64>) -> Bool {
+            /// Whether some instant of `window` lies in an unscored span.
+            func unscored(within window: ClosedRange<Int64>) -> Bool {
                 truths.indices.contains { i in
-                    let before = i > 0 ? truths[i - 1].store : nil
-                    let crossed = kind == .enter ? before != store && truths[i].store == store : before == store && truths[i].store != store
+                    truths[i].place == .unscored && truths[i].time <= window.upperBound
+                        && (i + 1 == truths.count || truths[i + 1].time > window.lowerBound)
+                }
+            }
+            // Reports no truth explains. A true entry into (exit from) a store is a change at `i`
+            // into (out of) it from anywhere else: outside, before the first change, or another
+            // store; an unscored place may be in or out of any store.
+            func trueStoreTransition(_ kind: ReportedTransition.Kind, of store: StoreNumber, within window: ClosedRange<Int64>) -> Bool {
+                func mayBeIn(_ place: TruthPlace) -> Bool { place == .unscored || place.store == store }
+                func mayBeOut(_ place: TruthPlace) -> Bool { place == .unscored || place.store != store }
+                return truths.indices.contains { i in
+                    let crossed = kind == .enter ? mayBeOut(placeBefore(i)) && mayBeIn(truths[i].place)
+                        : mayBeIn(placeBefore(i)) && mayBeOut(truths[i].place)
                     return crossed && window.contains(truths[i].time)
                 }
             }
@@ -152,7 +174,13 @@ public enum Evaluator {
                     case (.exit, _?): break
                     }
                 }
-                guard !used.contains(k) else { continue }
+                let isSectionChange = r.kind == .enter && r.section != nil && lastSection != nil
+                // Made in unscored time, or just before an unscored span: never charged.
+                if unscored(within: r.time...(r.time + (r.section == nil ? 10_000 : 5_000))) { continue }
+                guard !used.contains(k) else {
+                    if isSectionChange { report.sectionEnters += 1 }
+                    continue
+                }
                 switch (r.kind, r.section) {
                 case (.enter, nil):
                     // False: no true entry into that store shortly before or after.
@@ -169,10 +197,14 @@ public enum Evaluator {
                     // it claims the true entry it reports, which then cannot also excuse a flap back
                     // into that section. A change is justified by a true move into that section (a
                     // short one included) that no other report has claimed; otherwise it is a flap.
+                    // One that catches up with the place the truth resumes in after an unscored span
+                    // is neither a flap nor a section enter to count.
                     if let j = trueMove(into: r) {
                         truthUsed.insert(j)
-                    } else if lastSection != nil {
+                        if isSectionChange && placeBefore(j).isScored { report.sectionEnters += 1 }
+                    } else if isSectionChange {
                         report.flaps += 1
+                        report.sectionEnters += 1
                     }
                 case (.exit, _?): break
                 }

@@ -6,15 +6,23 @@ public struct TruthChange: Sendable, Equatable {
     public var time: Int64
     /// The device.
     public var device: DeviceID
-    /// Store (major), nil when outside every store.
-    public var store: StoreNumber?
-    /// Section (minor), nil when outside.
-    public var section: SectionNumber?
+    /// Where it is from ``time`` until its next change.
+    public var place: TruthPlace
 
-    public init(time: Int64, device: DeviceID, store: StoreNumber?, section: SectionNumber?) {
+    /// Store (major), nil when outside every store or unscored.
+    public var store: StoreNumber? { place.store }
+    /// Section (minor), nil when outside, unscored or not named.
+    public var section: SectionNumber? { place.section }
+
+    /// A change to a place.
+    public init(time: Int64, device: DeviceID, place: TruthPlace) {
         self.time = time
         self.device = device
-        self.store = store
-        self.section = section
+        self.place = place
+    }
+
+    /// A change into a store and section, or outside every store when `store` is nil.
+    public init(time: Int64, device: DeviceID, store: StoreNumber?, section: SectionNumber?) {
+        self.init(time: time, device: device, place: store.map { .inside(store: $0, section: section) } ?? .outside)
     }
 }
