@@ -3,7 +3,8 @@ import BeaconCore
 /// Scores reported transitions against the truth.
 ///
 /// Matching windows: a true store entry is matched by the first unmatched reported entry of the
-/// same store 10 s before to 60 s after it; an exit likewise up to 120 s after; a section change by
+/// same store 10 s before to 60 s after it, and before the device truly leaves that store again;
+/// an exit likewise up to 120 s after, and before it truly comes back; a section change by
 /// the first report of entering that section from 5 s before until the device's next true change
 /// (at most 30 s). Unmatched truths are missed. A reported store entry (exit) is false when no true
 /// entry (exit) of that store happened 60 s (120 s) before to 10 s after it; a reported section
@@ -92,7 +93,11 @@ public enum Evaluator {
                 }
             }
 
-            // Store entries and exits.
+            // Store entries and exits. A report after the device truly crossed back (left the
+            // store it entered, came back into the one it left) is about that crossing, not this one.
+            func nextCrossing(after i: Int, of store: StoreNumber, into: Bool) -> Int64 {
+                truths[(i + 1)...].first { into ? $0.store == store : $0.place.isScored && $0.store != store }.map { $0.time - 1 } ?? .max
+            }
             var used = Set<Int>()
             var truthUsed = Set<Int>()
             for (i, t) in truths.enumerated() {
@@ -102,8 +107,9 @@ public enum Evaluator {
                 // A move straight from one store to another is an exit from the first and an entry
                 // into the second.
                 if let s = t.store, before != s, t.time <= end - 60_000 {
+                    let deadline = min(t.time + 60_000, nextCrossing(after: i, of: s, into: false))
                     if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .enter && reports[$0].section == nil
-                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= t.time + 60_000 }) {
+                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= deadline }) {
                         used.insert(k)
                         report.enterLatencies.append(reports[k].time - t.time)
                     } else {
@@ -111,8 +117,9 @@ public enum Evaluator {
                     }
                 }
                 if let s = before, t.store != s, t.time <= end - 120_000 {
+                    let deadline = min(t.time + 120_000, nextCrossing(after: i, of: s, into: true))
                     if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .exit && reports[$0].section == nil
-                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= t.time + 120_000 }) {
+                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= deadline }) {
                         used.insert(k)
                         report.exitLatencies.append(reports[k].time - t.time)
                     } else {
