@@ -16,10 +16,13 @@ struct KolakowskiImportTests {
         #expect(dataset.runs.map(\.rows) == [1707, 1371, 739, 536, 719, 876])
         // Every non-empty RSSI cell, rounded to whole dBm.
         #expect(dataset.runs.map(\.readings.count) == [9233, 7463, 3988, 2924, 4314, 4749])
-        // Section changes of the robot: 62 over the calibration runs, 10 on the test run (as the
-        // aggregator's replay test counts them); the walk has no timed truth.
-        let changes = dataset.runs.map { max(0, $0.truth.count - 1) }
-        #expect(changes.prefix(4).reduce(0, +) == 62 && changes[4] == 10 && dataset.runs[5].truth.isEmpty)
+        // Section changes of the robot: 62 over the calibration runs, 10 on the test run, as the
+        // aggregator's replay test counts them (the test run's 20 s without a row, unscored, is
+        // in one cell); the walk has no timed truth.
+        let changes = dataset.runs.map { DatasetFixtures.transitions($0.truth).count }
+        #expect(changes.prefix(4).reduce(0, +) == 62 && changes[4] == 10 && dataset.runs[5].truth.isEmpty, "\(changes)")
+        #expect(dataset.runs[4].truth.filter { $0.place == .unscored }.count == 1)
+        #expect(dataset.notes.count == 1 && dataset.notes[0].contains("test_robot_df.csv:") && dataset.notes[0].contains("no row for 20.3 s"), "\(dataset.notes)")
         #expect(dataset.runs.map(\.span.lowerBound) == dataset.runs.map(\.span.lowerBound).sorted(), "in the order they were recorded")
         #expect(dataset.chain.gateways.map(\.id) == (1...6).map { "gw-anchor-\($0)" })
         #expect(dataset.chain.stores[0].sections.allSatisfy { $0.polygon != nil })
@@ -28,7 +31,7 @@ struct KolakowskiImportTests {
         let written = try DatasetWriter.write(dataset, to: directory.path, gap: 60_000)
         let truth = try TruthFile.read(path: directory.appendingPathComponent("all/truth.jsonl").path)
         #expect(DatasetFixtures.transitions(truth).count == 72, "no change across a gap")
-        #expect(truth.filter { $0.place == .unscored }.count == 6, "a lead-in and five gaps, the walk unscored throughout")
+        #expect(truth.filter { $0.place == .unscored }.count == 7, "a lead-in, five gaps and the robot run's hole; the walk unscored throughout")
         #expect(written.last!.recording.sightings == 32_671)
         let walk = try TruthFile.readWithEnd(path: directory.appendingPathComponent("walk/truth.jsonl").path)
         #expect(walk.changes.map(\.place) == [.unscored] && walk.end == written[5].recording.end)
@@ -66,7 +69,7 @@ struct KolakowskiImportTests {
         let rooms = KolakowskiImporter.proposedRooms.zones.map { $0.polygon.map { Chain.Point(x: $0[0], y: $0[1]) } }
         let outline = try KolakowskiImporter.readOutline(DatasetFixtures.kolakowski + "/layout.csv")
         #expect(abs(rooms.map(VoronoiCells.area).reduce(0, +) - VoronoiCells.area(outline)) < 2.5, "the rooms cover the flat, walls included")
-        let changes = dataset.runs.prefix(5).map { max(0, $0.truth.count - 1) }
+        let changes = dataset.runs.prefix(5).map { DatasetFixtures.transitions($0.truth).count }
         print("kolakowski proposed rooms: \(changes.reduce(0, +)) true room changes over the five robot runs (\(changes.map(String.init).joined(separator: ", ")))")
         #expect(changes.reduce(0, +) > 10)
     }

@@ -46,6 +46,11 @@ public enum KolakowskiImporter {
     /// rank and at most 0.58 with any other).
     static let calibrationColumns = ["rssi_3", "rssi_4", "rssi_5", "rssi_8", "rssi_10", "rssi_11"]
 
+    /// The longest time between two rows over which the robot's place still counts as known, ms:
+    /// the tables have a row every 0.33–0.5 s, and 2.3 s at most but once, a 20 s hole in the
+    /// robot test run where neither position nor radio was recorded.
+    static let maximumRowGap: Int64 = 5000
+
     /// One anchor: its id in the dataset and its position, metres, in the flat's frame.
     struct Anchor { var id: Int; var x: Double; var y: Double }
 
@@ -76,12 +81,13 @@ public enum KolakowskiImporter {
 
         let robotColumns = anchors.map { "rssi_\($0.id)" }
         var runs: [RecordedRun] = []
+        var notes: [String] = []
         for k in 1...4 {
             runs.append(try readRun(path("calibration/calib\(k)_df.csv"), name: "calib\(k)", rssiColumns: calibrationColumns,
-                                    position: { x, y in flatPosition(slamX: x, slamY: y) }, zoning: zoning))
+                                    position: { x, y in flatPosition(slamX: x, slamY: y) }, zoning: zoning, notes: &notes))
         }
-        runs.append(try readRun(path("tests/test_robot_df.csv"), name: "robot", rssiColumns: robotColumns, position: { x, y in (x, y) }, zoning: zoning))
-        runs.append(try readRun(path("tests/test_walk_df.csv"), name: "walk", rssiColumns: robotColumns, position: nil, zoning: zoning))
+        runs.append(try readRun(path("tests/test_robot_df.csv"), name: "robot", rssiColumns: robotColumns, position: { x, y in (x, y) }, zoning: zoning, notes: &notes))
+        runs.append(try readRun(path("tests/test_walk_df.csv"), name: "walk", rssiColumns: robotColumns, position: nil, zoning: zoning, notes: &notes))
 
         let comment = """
             Kolakowski flat (M. Kolakowski, Sensors 21:6270, 2021, CC BY 4.0), imported by beacon-sim import. \
@@ -89,7 +95,7 @@ public enum KolakowskiImporter {
             Calibration runs moved from the robot's SLAM map into the flat's frame, their raw anchor ids 3, 4, 5, 8, 10, 11 \
             read as anchors 1-6. RSSI rounded to whole dBm.
             """
-        return ImportedDataset(name: "kolakowski", chain: chain, comment: comment, runs: runs, notes: [])
+        return ImportedDataset(name: "kolakowski", chain: chain, comment: comment, runs: runs, notes: notes)
     }
 
     /// Each anchor's cell of the flat, named after it, coordinates rounded to the millimetre.
@@ -150,8 +156,9 @@ public enum KolakowskiImporter {
 
     /// One run's table: `ts` (ns), the anchors' RSSI columns in anchor order and, when `position`
     /// is given, `x` and `y` turned into the flat's frame by it; without it the run has no truth.
+    /// A hole of more than ``maximumRowGap`` between rows is unscored, with a note.
     static func readRun(_ path: String, name: String, rssiColumns: [String], position: ((Double, Double) -> (x: Double, y: Double))?,
-                        zoning: Zoning) throws(ImportError) -> RecordedRun {
+                        zoning: Zoning, notes: inout [String]) throws(ImportError) -> RecordedRun {
         let table = try CSVTable(path: path)
         let ts = try table.column("ts")
         var rssi: [Int] = []
@@ -167,6 +174,12 @@ public enum KolakowskiImporter {
             let time = Int64(nanoseconds / 1e6)
             guard TruthFile.plausibleTimes.contains(time) else { throw table.error(row, "ts \(nanoseconds) is not a Unix time in ns between 2000 and 2100") }
             if let previous, time < previous { throw table.error(row, "ts goes back in time (\(time) ms after \(previous) ms)") }
+            if let previous, time - previous > maximumRowGap, !truth.isEmpty {
+                // No row: neither a position nor a reading. Where the robot was is not known, and
+                // whatever the rule decides in the silence is not scored.
+                truth.append(TruthChange(time: previous + 1, device: device, place: .unscored))
+                notes.append("\(path):\(row.line): no row for \(String(format: "%.1f", Double(time - previous) / 1000)) s before this one: unscored")
+            }
             previous = time
             for (a, column) in rssi.enumerated() {
                 guard let value = try table.optionalNumber(row, column) else { continue }
