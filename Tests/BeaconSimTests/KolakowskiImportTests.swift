@@ -33,6 +33,8 @@ struct KolakowskiImportTests {
         #expect(DatasetFixtures.transitions(truth).count == 72, "no change across a gap")
         #expect(truth.filter { $0.place == .unscored }.count == 7, "a lead-in, five gaps and the robot run's hole; the walk unscored throughout")
         #expect(written.last!.recording.sightings == 32_671)
+        // 2 416 windows of the six gateways; each run's own: its windows and a lead-in.
+        #expect(written.map(\.recording.batches.count) == [3438, 2766, 1494, 1092, 2124, 1782, 14_496])
         let walk = try TruthFile.readWithEnd(path: directory.appendingPathComponent("walk/truth.jsonl").path)
         #expect(walk.changes.map(\.place) == [.unscored] && walk.end == written[5].recording.end)
     }

@@ -25,6 +25,8 @@ public enum Evaluator {
     /// about the section-change latency the issue allows (3 s).
     public static let settleTime: Int64 = 3000
 
+    /// Scores `reported` against `truth` over the period up to `end`, Unix ms: reports after it
+    /// are ignored, and truths too close to it to be matched are not counted.
     public static func evaluate(truth: [TruthChange], reported: [ReportedTransition], end: Int64) -> EvaluationReport {
         var report = EvaluationReport()
         // The scored period ends at `end`: later reports would be false or flaps against hours
