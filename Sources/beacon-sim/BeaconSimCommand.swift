@@ -7,5 +7,5 @@ struct BeaconSimCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-sim",
         abstract: "Simulate stores, shoppers and gateways; evaluate location accuracy.",
-        subcommands: [Run.self, Watch.self, Evaluate.self, PrintChain.self, Sweep.self, Load.self])
+        subcommands: [Run.self, Watch.self, Evaluate.self, Import.self, PrintChain.self, Sweep.self, Load.self])
 }

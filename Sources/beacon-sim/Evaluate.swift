@@ -8,7 +8,7 @@ struct Evaluate: ParsableCommand {
         abstract: "Score aggregator events against the ground truth; print the table.",
         discussion: "EVENTS is a 'topic payload' file: a mosquitto_sub -v recording of beaconnet/events/# or beacon-aggregator replay output.")
 
-    @Option(help: "Ground truth written by beacon-sim run.")
+    @Option(help: "Ground truth: written by beacon-sim run or import, or by hand (docs/TRUTH.md).")
     var truth: String
 
     @Option(help: "The aggregator's events ('topic payload' lines).")
@@ -25,6 +25,9 @@ struct Evaluate: ParsableCommand {
 
     @Flag(help: "Print the row only (to add rows under an earlier table).")
     var noHeader = false
+
+    @Flag(help: "Add two columns: reported section enters (changes, not a visit's first section) per true section change, and the true section changes scored.")
+    var wide = false
 
     /// Unix ms from 2000 to 2100: any time this tool can score (a typo's 19-digit number would trap).
     static let plausibleTimes = TruthFile.plausibleTimes
@@ -44,7 +47,7 @@ struct Evaluate: ParsableCommand {
         // shoppers leaving the simulated stores after the simulation ended.
         let end = end ?? simulated ?? max(truths.map(\.time).max() ?? 0, last)
         let report = Evaluator.evaluate(truth: truths, reported: reported, end: end)
-        if !noHeader { print(Report.header) }
-        print(Report.row(label, report))
+        if !noHeader { print(wide ? Report.wideHeader : Report.header) }
+        print(Report.row(label, report, wide: wide))
     }
 }

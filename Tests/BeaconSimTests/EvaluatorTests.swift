@@ -148,6 +148,17 @@ struct EvaluatorTests {
         #expect(f.missedSectionChanges == 0 && f.flaps == 0)
     }
 
+    @Test("an exit reported after the device truly came back is not the report of its leaving")
+    func exitAfterReturn() {
+        // Out for 10 s at 100 s; the rule exits only at 150 s and re-enters at 155 s.
+        let truths = [truth(0, 1, 1), truth(100, nil, nil), truth(110, 1, 1), truth(300, nil, nil)]
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1), report(150, .exit, 1, 1), report(150, .exit, 1),
+                       report(155, .enter, 1), report(155, .enter, 1, 1), report(300, .exit, 1, 1), report(300, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000)
+        #expect(r.missedExits == 1 && r.exitLatencies == [0], "\(r)")
+        #expect(r.enterLatencies == [0, 45_000] && r.falseExits == 0, "\(r)")
+    }
+
     @Test("reports after the end of the scored period do not count")
     func afterEnd() {
         let truths = [truth(0, 1, 1), truth(300, nil, nil)]

@@ -1,78 +1,23 @@
-public import BeaconCore
-
-/// A transition as the aggregator published it, in the chain's own numbers.
-public struct ReportedTransition: Sendable, Equatable {
-    /// Enter or exit.
-    public enum Kind: String, Sendable { case enter, exit }
-    public var time: Int64
-    public var device: DeviceID
-    public var kind: Kind
-    public var store: StoreNumber
-    /// Nil for a store transition.
-    public var section: SectionNumber?
-    /// The event's per-device sequence number: orders events of the same millisecond (a store
-    /// enter and its first section's, say) however the trace has them.
-    public var sequence: UInt64
-
-    public init(time: Int64, device: DeviceID, kind: Kind, store: StoreNumber, section: SectionNumber?, sequence: UInt64 = 0) {
-        self.time = time
-        self.device = device
-        self.kind = kind
-        self.store = store
-        self.section = section
-        self.sequence = sequence
-    }
-}
-
-/// The scores of one aggregator run against the ground truth (`beacon-sim evaluate`).
-public struct EvaluationReport: Sendable, Equatable {
-    /// Share of in-store time during which the reported store and section equal the true ones.
-    public var sectionAccuracy = 0.0
-    /// Share of in-store time during which the reported store equals the true one.
-    public var storeAccuracy = 0.0
-    /// ``sectionAccuracy`` over the in-store time more than ``Evaluator/settleTime`` after the
-    /// device's last true change: how often the rule is wrong once a device has stayed put, apart
-    /// from the delay of any causal decision just after a move.
-    public var settledSectionAccuracy = 0.0
-    /// Share of in-store time within ``Evaluator/settleTime`` of a true change, where the
-    /// decision delay is paid: with a delay of about that long, even an otherwise perfect rule
-    /// scores at most 1 − this share.
-    public var settlingShare = 0.0
-    /// True section changes (stays of at least ``Evaluator/minimumStay``) and their latencies, ms.
-    public var sectionChangeLatencies: [Int64] = []
-    public var missedSectionChanges = 0
-    /// Store entries and exits: latencies (ms), missed and false ones.
-    public var enterLatencies: [Int64] = []
-    public var exitLatencies: [Int64] = []
-    public var missedEnters = 0
-    public var missedExits = 0
-    public var falseEnters = 0
-    public var falseExits = 0
-    /// Reported section changes with no true change behind them, and the device-hours in store.
-    public var flaps = 0
-    public var deviceHours = 0.0
-
-    /// Flaps per device-hour in store.
-    public var flapsPerDeviceHour: Double { deviceHours > 0 ? Double(flaps) / deviceHours : 0 }
-
-    /// The p-th percentile (0…100) of `values` in seconds, nil when empty (nearest rank).
-    public static func percentile(_ values: [Int64], _ p: Double) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let rank = max(0, min(sorted.count - 1, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))
-        return Double(sorted[rank]) / 1000
-    }
-}
+import BeaconCore
 
 /// Scores reported transitions against the truth.
 ///
 /// Matching windows: a true store entry is matched by the first unmatched reported entry of the
-/// same store 10 s before to 60 s after it; an exit likewise up to 120 s after; a section change by
+/// same store 10 s before to 60 s after it, and before the device truly leaves that store again;
+/// an exit likewise up to 120 s after, and before it truly comes back; a section change by
 /// the first report of entering that section from 5 s before until the device's next true change
 /// (at most 30 s). Unmatched truths are missed. A reported store entry (exit) is false when no true
 /// entry (exit) of that store happened 60 s (120 s) before to 10 s after it; a reported section
 /// change no true move into that section explains is a flap. Truths too close to the end of the
 /// run to be matched are not counted.
+///
+/// Unscored spans (``TruthPlace/unscored``): their time is not scored, a report made in one is
+/// never charged, and a change into or out of one is no change to detect. Where the truth could
+/// have changed unseen, the rule may report that change: an unscored span counts as a possible
+/// entry into and exit from every store at its start and end, so a report within the windows
+/// above of either is not false; a section change into the place the truth resumes in is no
+/// flap; and a report up to 5 s (sections) or 10 s (stores) before an unscored span starts is
+/// not charged either (it may be early for a change made in it).
 public enum Evaluator {
     /// Section stays shorter than this are passing through, not a change to detect, ms.
     public static let minimumStay: Int64 = 5000
@@ -80,6 +25,8 @@ public enum Evaluator {
     /// about the section-change latency the issue allows (3 s).
     public static let settleTime: Int64 = 3000
 
+    /// Scores `reported` against `truth` over the period up to `end`, Unix ms: reports after it
+    /// are ignored, and truths too close to it to be matched are not counted.
     public static func evaluate(truth: [TruthChange], reported: [ReportedTransition], end: Int64) -> EvaluationReport {
         var report = EvaluationReport()
         // The scored period ends at `end`: later reports would be false or flaps against hours
@@ -93,6 +40,8 @@ public enum Evaluator {
         for device in Set(truthByDevice.keys).union(reportedByDevice.keys).sorted() {
             let truths = truthByDevice[device] ?? []
             let reports = reportedByDevice[device] ?? []
+            /// The place before change `i`: outside before the device's first truth line.
+            func placeBefore(_ i: Int) -> TruthPlace { i > 0 ? truths[i - 1].place : .outside }
 
             // Reported timeline: (time, store, section) after each report.
             var timeline: [(Int64, StoreNumber?, SectionNumber?)] = []
@@ -120,42 +69,49 @@ public enum Evaluator {
             }
 
             // Time-weighted accuracy, integrated piecewise over truth and report change points.
+            // Outside and unscored time are not in-store time; the end of an unscored span counts
+            // as a change for settling (the place is known again from then).
             let cuts = (truths.map(\.time) + timeline.map(\.0) + [end]).filter { $0 <= end }.sorted()
-            var trueState: (StoreNumber?, SectionNumber?) = (nil, nil)
+            var truePlace = TruthPlace.outside
             var changed: Int64 = .min
             var ti = 0
             for (a, b) in zip(cuts, cuts.dropFirst()) where b > a {
                 while ti < truths.count && truths[ti].time <= a {
-                    trueState = (truths[ti].store, truths[ti].section)
+                    truePlace = truths[ti].place
                     changed = truths[ti].time
                     ti += 1
                 }
-                guard trueState.0 != nil else { continue }
+                guard case .inside(let trueStore, let trueSection) = truePlace else { continue }
                 let seen = reportedAt(a)
                 let calm = b - min(b, max(a, changed + settleTime))  // the part past the settling time
                 inStore += b - a
                 settled += calm
-                if seen.0 == trueState.0 {
+                if seen.0 == trueStore {
                     storeRight += b - a
-                    if seen.1 == trueState.1 {
+                    if seen.1 == trueSection {
                         sectionRight += b - a
                         settledRight += calm
                     }
                 }
             }
 
-            // Store entries and exits.
+            // Store entries and exits. A report after the device truly crossed back (left the
+            // store it entered, came back into the one it left) is about that crossing, not this one.
+            func nextCrossing(after i: Int, of store: StoreNumber, into: Bool) -> Int64 {
+                truths[(i + 1)...].first { into ? $0.store == store : $0.place.isScored && $0.store != store }.map { $0.time - 1 } ?? .max
+            }
             var used = Set<Int>()
             var truthUsed = Set<Int>()
-            var previous: TruthChange?
             for (i, t) in truths.enumerated() {
-                defer { previous = t }
-                let before = previous?.store
+                // A change into or out of an unscored span is no change to detect.
+                guard t.place.isScored, placeBefore(i).isScored else { continue }
+                let before = placeBefore(i).store
                 // A move straight from one store to another is an exit from the first and an entry
                 // into the second.
                 if let s = t.store, before != s, t.time <= end - 60_000 {
+                    let deadline = min(t.time + 60_000, nextCrossing(after: i, of: s, into: false))
                     if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .enter && reports[$0].section == nil
-                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= t.time + 60_000 }) {
+                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= deadline }) {
                         used.insert(k)
                         report.enterLatencies.append(reports[k].time - t.time)
                     } else {
@@ -163,8 +119,9 @@ public enum Evaluator {
                     }
                 }
                 if let s = before, t.store != s, t.time <= end - 120_000 {
+                    let deadline = min(t.time + 120_000, nextCrossing(after: i, of: s, into: true))
                     if let k = reports.indices.first(where: { !used.contains($0) && reports[$0].kind == .exit && reports[$0].section == nil
-                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= t.time + 120_000 }) {
+                        && reports[$0].store == s && reports[$0].time >= t.time - 10_000 && reports[$0].time <= deadline }) {
                         used.insert(k)
                         report.exitLatencies.append(reports[k].time - t.time)
                     } else {
@@ -172,7 +129,7 @@ public enum Evaluator {
                     }
                 }
                 // Section changes inside one store that last.
-                if let s = t.store, let to = t.section, before == s, let from = previous?.section, from != to {
+                if let s = t.store, let to = t.section, before == s, let from = placeBefore(i).section, from != to {
                     let next = i + 1 < truths.count ? truths[i + 1].time : end
                     guard next - t.time >= minimumStay, t.time <= end - 30_000 else { continue }
                     // A return to the section held before stays too short to count (passing
@@ -191,12 +148,22 @@ public enum Evaluator {
                     }
                 }
             }
-            // Reports no truth explains. A true entry into (exit from) a store is a change at `i`
-            // into (out of) it from anywhere else: outside, before the first change, or another store.
-            func trueStoreTransition(_ kind: ReportedTransition.Kind, of store: StoreNumber, within window: ClosedRange<Int64>) -> Bool {
+            /// Whether some instant of `window` lies in an unscored span.
+            func unscored(within window: ClosedRange<Int64>) -> Bool {
                 truths.indices.contains { i in
-                    let before = i > 0 ? truths[i - 1].store : nil
-                    let crossed = kind == .enter ? before != store && truths[i].store == store : before == store && truths[i].store != store
+                    truths[i].place == .unscored && truths[i].time <= window.upperBound
+                        && (i + 1 == truths.count || truths[i + 1].time > window.lowerBound)
+                }
+            }
+            // Reports no truth explains. A true entry into (exit from) a store is a change at `i`
+            // into (out of) it from anywhere else: outside, before the first change, or another
+            // store; an unscored place may be in or out of any store.
+            func trueStoreTransition(_ kind: ReportedTransition.Kind, of store: StoreNumber, within window: ClosedRange<Int64>) -> Bool {
+                func mayBeIn(_ place: TruthPlace) -> Bool { place == .unscored || place.store == store }
+                func mayBeOut(_ place: TruthPlace) -> Bool { place == .unscored || place.store != store }
+                return truths.indices.contains { i in
+                    let crossed = kind == .enter ? mayBeOut(placeBefore(i)) && mayBeIn(truths[i].place)
+                        : mayBeIn(placeBefore(i)) && mayBeOut(truths[i].place)
                     return crossed && window.contains(truths[i].time)
                 }
             }
@@ -216,7 +183,13 @@ public enum Evaluator {
                     case (.exit, _?): break
                     }
                 }
-                guard !used.contains(k) else { continue }
+                let isSectionChange = r.kind == .enter && r.section != nil && lastSection != nil
+                // Made in unscored time, or just before an unscored span: never charged.
+                if unscored(within: r.time...(r.time + (r.section == nil ? 10_000 : 5_000))) { continue }
+                guard !used.contains(k) else {
+                    if isSectionChange { report.sectionEnters += 1 }
+                    continue
+                }
                 switch (r.kind, r.section) {
                 case (.enter, nil):
                     // False: no true entry into that store shortly before or after.
@@ -233,10 +206,14 @@ public enum Evaluator {
                     // it claims the true entry it reports, which then cannot also excuse a flap back
                     // into that section. A change is justified by a true move into that section (a
                     // short one included) that no other report has claimed; otherwise it is a flap.
+                    // One that catches up with the place the truth resumes in after an unscored span
+                    // is neither a flap nor a section enter to count.
                     if let j = trueMove(into: r) {
                         truthUsed.insert(j)
-                    } else if lastSection != nil {
+                        if isSectionChange && placeBefore(j).isScored { report.sectionEnters += 1 }
+                    } else if isSectionChange {
                         report.flaps += 1
+                        report.sectionEnters += 1
                     }
                 case (.exit, _?): break
                 }

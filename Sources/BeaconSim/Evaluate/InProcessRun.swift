@@ -26,6 +26,24 @@ public enum InProcessRun {
         return Evaluator.evaluate(truth: truth, reported: reported(out, chain: resolved), end: simulation.now)
     }
 
+    /// Replays a recording (an imported dataset's, say) through an engine for `chain`, decided
+    /// with `tuning` in place of the chain's own when given: the batches in order, as
+    /// `beacon-aggregator replay` reads them from the trace, then 5 s more of event time. Returns
+    /// the report and the transitions reported.
+    public static func replay(chain: ChainConfig, tuning: Tuning? = nil, recording: Recording) throws -> (report: EvaluationReport, reported: [ReportedTransition]) {
+        var tuned = chain
+        if let tuning { tuned.tuning = tuning }
+        let resolved = try tuned.resolve()
+        var engine = AggregationEngine(chain: resolved)
+        var out: [EngineOutput] = []
+        for b in recording.batches {
+            engine.ingest(gateway: b.gateway, seq: b.seq, sent: b.sent, observations: b.sightings, into: &out)
+        }
+        if let last = recording.batches.last { engine.advance(to: last.sent + 5_000, into: &out) }
+        let transitions = reported(out, chain: resolved)
+        return (Evaluator.evaluate(truth: recording.truth, reported: transitions, end: recording.end), transitions)
+    }
+
     /// Engine transitions in the chain's own numbers.
     public static func reported(_ outputs: [EngineOutput], chain: Chain) -> [ReportedTransition] {
         outputs.compactMap { o in

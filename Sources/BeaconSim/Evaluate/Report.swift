@@ -1,15 +1,19 @@
 /// The evaluation table `beacon-sim evaluate` prints.
 public enum Report {
-    /// Column headers, aligned with ``row(_:_:)``.
+    /// Column headers, aligned with ``row(_:_:wide:)``.
     public static let header = "rule                      section%  settled%  settling%  store%  change p50/p95 s  enter p50/p95 s  exit p50/p95 s  missed chg/ent/exit  false ent/exit  flaps/dev-h"
 
-    /// One row: the rule's name and its scores.
-    public static func row(_ name: String, _ r: EvaluationReport) -> String {
+    /// ``header`` with the section-enter columns after the standard ones (`beacon-sim evaluate --wide`).
+    public static let wideHeader = header + "  enters/chg  true chg"
+
+    /// One row: the rule's name and its scores; `wide` adds, after the standard columns, the
+    /// reported section enters per true section change and the true changes scored.
+    public static func row(_ name: String, _ r: EvaluationReport, wide: Bool = false) -> String {
         func s(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
         func pair(_ values: [Int64]) -> String {
             "\(s(EvaluationReport.percentile(values, 50)))/\(s(EvaluationReport.percentile(values, 95)))"
         }
-        return [
+        var columns = [
             name.padding(toLength: 25, withPad: " ", startingAt: 0),
             // No in-store time: nothing to score, not 0 %.
             (r.deviceHours > 0 ? String(format: "%.1f", r.sectionAccuracy * 100) : "-").leftPadded(8),
@@ -22,7 +26,12 @@ public enum Report {
             "\(r.missedSectionChanges)/\(r.missedEnters)/\(r.missedExits)".leftPadded(20),
             "\(r.falseEnters)/\(r.falseExits)".leftPadded(15),
             String(format: "%12.2f", r.flapsPerDeviceHour),
-        ].joined(separator: " ")
+        ]
+        if wide {
+            columns.append((r.sectionEntersPerTrueChange.map { String(format: "%.2f", $0) } ?? "-").leftPadded(11))
+            columns.append(String(r.trueSectionChanges).leftPadded(9))
+        }
+        return columns.joined(separator: " ")
     }
 }
 
