@@ -87,6 +87,10 @@ public final class Broker: Sendable {
                     try await Command.run(passwd, ["-b", file, user, password])
                 }
             }
+            if let file = configuration.dynamicSecurity {
+                guard Self.dynamicSecurityPlugin != nil else { throw BrokerHarnessError.dynamicSecurityPluginNotFound }
+                try FileManager.default.copyItem(atPath: file, toPath: "\(directory)/dynamic-security.json")
+            }
             let broker = Broker(
                 directory: directory, configuration: configuration, executable: executable,
                 certificateAuthority: authority, serverCertificate: server,
@@ -211,6 +215,9 @@ public final class Broker: Sendable {
         if configuration.persistence {
             lines += ["persistence true", "persistence_location \(directory)/"]
         }
+        if configuration.dynamicSecurity != nil, let plugin = Self.dynamicSecurityPlugin {
+            lines += ["plugin \(plugin)", "plugin_opt_config_file \(directory)/dynamic-security.json"]
+        }
         if let size = configuration.maxPacketSize { lines.append("max_packet_size \(size)") }
         lines.append("listener \(port) \(host)")
         if let tlsPort, let ca = certificateAuthority, let server = serverCertificate {
@@ -241,6 +248,15 @@ public final class Broker: Sendable {
         }
         return String(cString: path)
     }
+
+    /// Where mosquitto's dynamic-security plugin is: Debian's multiarch library directory (the
+    /// path the shipped broker configurations name is the amd64 one), or a source build's.
+    public static let dynamicSecurityPlugin: String? = {
+        let name = "mosquitto_dynamic_security.so"
+        let directories = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib/arm-linux-gnueabihf",
+                           "/usr/lib", "/usr/local/lib", "/usr/lib/mosquitto"]
+        return directories.map { "\($0)/\(name)" }.first { FileManager.default.fileExists(atPath: $0) }
+    }()
 
     /// A loopback port nothing listens on (for "connection refused" tests).
     public static func unusedPort() throws -> Int {

@@ -17,6 +17,10 @@ public struct BrokerConfiguration: Sendable {
     public var maxPacketSize: Int?
     /// Raw lines appended to the generated `mosquitto.conf`.
     public var extraConfiguration: [String]
+    /// A `dynamic-security.json` for mosquitto's dynamic-security plugin, which then decides every
+    /// login, client id and right (`make-dynsec.sh` writes one). The broker works on a copy in its
+    /// own directory, since the plugin writes its file back. nil: no plugin.
+    public var dynamicSecurity: String?
 
     /// Makes a configuration: by default one anonymous plain listener, nothing else.
     public init(
@@ -25,7 +29,8 @@ public struct BrokerConfiguration: Sendable {
         tls: Bool = false,
         persistence: Bool = false,
         maxPacketSize: Int? = nil,
-        extraConfiguration: [String] = []
+        extraConfiguration: [String] = [],
+        dynamicSecurity: String? = nil
     ) {
         self.users = users
         self.allowAnonymous = allowAnonymous
@@ -33,6 +38,7 @@ public struct BrokerConfiguration: Sendable {
         self.persistence = persistence
         self.maxPacketSize = maxPacketSize
         self.extraConfiguration = extraConfiguration
+        self.dynamicSecurity = dynamicSecurity
     }
 }
 
@@ -43,6 +49,8 @@ public enum BrokerHarnessError: Error, Sendable, CustomStringConvertible {
     /// A helper program (`openssl`, `mosquitto_passwd`) is missing or failed; `output` is what
     /// it printed.
     case commandFailed(command: String, status: Int32, output: String)
+    /// `mosquitto_dynamic_security.so` is not where Debian or a source build installs it.
+    case dynamicSecurityPluginNotFound
     /// mosquitto exited during start-up, or its port did not accept connections in time;
     /// `log` is the tail of its log.
     case startFailed(reason: String, log: String)
@@ -53,6 +61,8 @@ public enum BrokerHarnessError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .mosquittoNotFound:
             return "mosquitto not found at /usr/sbin/mosquitto or on PATH: apt-get install mosquitto"
+        case .dynamicSecurityPluginNotFound:
+            return "mosquitto_dynamic_security.so not found (Debian's mosquitto package ships it in /usr/lib/<triplet>/)"
         case .commandFailed(let command, let status, let output):
             return "\(command) failed with status \(status): \(output)"
         case .startFailed(let reason, let log):

@@ -12,13 +12,28 @@ struct ACLTests {
     static let root = TestPaths.packageRoot
     static let users = ["gw-1": "p-gw-1", "gw-2": "p-gw-2", "agg-1": "p-agg-1", "dash": "p-dash", "dash-2": "p-dash-2", "bridge-1": "p-bridge-1", "ops": "p-ops"]
 
-    /// Runs make-acl.sh for two gateways of store 1, one aggregator and two dashboards.
+    /// Two gateways of store 1, one aggregator, two dashboards, a bridge and a recorder.
+    static let arguments = ["--gateway", "gw-1:1", "--gateway", "gw-2:1", "--aggregator", "agg-1",
+                            "--dashboard", "dash", "--dashboard", "dash-2", "--bridge", "bridge-1:1:gw-1,gw-2", "--recorder", "ops"]
+
+    /// Runs make-acl.sh for ``arguments``.
     static func makeACL() async throws -> String {
         let directory = try TestDirectory.make("acl")
         let file = directory.appendingPathComponent("acl").path
-        try await runCommand("/bin/bash", [root.appendingPathComponent("deploy/scripts/make-acl.sh").path,
-                                           "--gateway", "gw-1:1", "--gateway", "gw-2:1", "--aggregator", "agg-1",
-                                           "--dashboard", "dash", "--dashboard", "dash-2", "--bridge", "bridge-1:1:gw-1,gw-2", "--recorder", "ops"], output: file)
+        try await runCommand("/bin/bash", [root.appendingPathComponent("deploy/scripts/make-acl.sh").path] + arguments, output: file)
+        return file
+    }
+
+    /// Runs make-dynsec.sh for ``arguments``, with ``users``' passwords.
+    static func makeDynamicSecurity() async throws -> String {
+        let directory = try TestDirectory.make("dynsec")
+        let passwords = directory.appendingPathComponent("passwords")
+        try FileManager.default.createDirectory(at: passwords, withIntermediateDirectories: true)
+        for (user, password) in users {
+            try (password + "\n").write(to: passwords.appendingPathComponent(user), atomically: false, encoding: .utf8)
+        }
+        let file = directory.appendingPathComponent("dynamic-security.json").path
+        try await runCommand("/bin/bash", [root.appendingPathComponent("deploy/scripts/make-dynsec.sh").path, passwords.path] + arguments, output: file)
         return file
     }
 
@@ -50,8 +65,44 @@ struct ACLTests {
         }
     }
 
-    static func client(_ broker: Broker, _ user: String?, password: String? = nil) -> MQTTClient {
-        var configuration = MQTTConfiguration(host: broker.host, port: broker.port, clientID: "\(user ?? "anon")-\(UInt32.random(in: 0...UInt32.max))")
+    @Test("the dynamic-security logins make-dynsec.sh writes grant exactly the same")
+    func enforcedByDynamicSecurity() async throws {
+        let file = try await Self.makeDynamicSecurity()
+        try await withBroker(BrokerConfiguration(allowAnonymous: false, dynamicSecurity: file)) { broker in
+            try await Self.enforced(broker)
+        }
+    }
+
+    @Test("each dynamic-security login but an aggregator's connects only with its user name as client id")
+    func clientIDsBound() async throws {
+        let file = try await Self.makeDynamicSecurity()
+        try await withBroker(BrokerConfiguration(allowAnonymous: false, dynamicSecurity: file)) { broker in
+            for user in Self.users.keys.sorted() where user != "agg-1" {
+                // Another login's id, an aggregator's, and one of its own making.
+                for id in ["gw-1", "dash", "beacon-aggregator-agg-1", "beacon-aggregator-agg-1-out", "\(user)-2"] where id != user {
+                    let intruder = Self.client(broker, user, clientID: id)
+                    await #expect(throws: MQTTError.self, "\(user) as \(id)") { try await intruder.connect() }
+                    await intruder.disconnect()
+                }
+                let own = Self.client(broker, user)
+                try await own.connect()
+                await own.disconnect()
+            }
+            // The aggregator's two connections, at once, with the ids beacon-aggregator gives them.
+            let inbound = Self.client(broker, "agg-1", clientID: "beacon-aggregator-agg-1")
+            let outbound = Self.client(broker, "agg-1", clientID: "beacon-aggregator-agg-1-out")
+            try await inbound.connect()
+            try await outbound.connect()
+            #expect(inbound.isConnected && outbound.isConnected)
+            await inbound.disconnect()
+            await outbound.disconnect()
+        }
+    }
+
+    /// A client of `user` with client id `clientID`, by default its user name (as bound logins need).
+    static func client(_ broker: Broker, _ user: String?, password: String? = nil, clientID: String? = nil) -> MQTTClient {
+        var configuration = MQTTConfiguration(
+            host: broker.host, port: broker.port, clientID: clientID ?? user ?? "anon-\(UInt32.random(in: 0...UInt32.max))")
         configuration.username = user
         configuration.password = password ?? user.flatMap { users[$0] }
         configuration.reconnect = .disabled

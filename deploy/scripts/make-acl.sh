@@ -11,8 +11,8 @@
 #
 # A gateway is given as ID:STORE (its store, the iBeacon major). A bridge (a store broker's
 # connection to the central one) is ID:STORE:GATEWAYS and may forward only the sightings and
-# statuses of those gateways, in that store. Users must exist in the broker's
-# password file (deploy/scripts/make-credentials.sh makes both).
+# statuses of those gateways, in that store. The shipped brokers take these rights as logins from
+# make-dynsec.sh, which reads them here (make-credentials.sh runs it).
 set -euo pipefail
 root=beaconnet
 gateways=() aggregators=() dashboards=() bridges=() recorders=()

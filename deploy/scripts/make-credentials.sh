@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Makes what a BeaconNet broker needs to try users, ACLs and TLS locally, in DIR:
-#   passwd          a mosquitto password file with one random password per user (passwords/USER)
-#   acl             from make-acl.sh
-#   ca.crt ca.key   a test CA; server.crt server.key for HOST; client.crt client.key
+#   dynamic-security.json   every login, its rights and its fixed client id (make-dynsec.sh), for
+#                           mosquitto's dynamic-security plugin as central.conf and store.conf load it
+#   passwords/USER          one random password per user, and one for dynsec-admin
+#   mosquitto_ctrl          mosquitto_ctrl's options file, to administer the broker from its own
+#                           host as dynsec-admin: install it as ~/.config/mosquitto_ctrl (mosquitto
+#                           2.0's mosquitto_ctrl reads only that one and ignores -o)
+#   ca.crt ca.key           a test CA; server.crt server.key for HOST; client.crt client.key
 #
 #   deploy/scripts/make-credentials.sh DIR [--host broker.example] [make-acl.sh arguments…]
 #
+# Running it again makes every password, the CA and the certificates anew.
 # FOR TRYING THINGS ONLY: the keys are unencrypted and made on this machine. Production keys come
-# from your PKI and your secret store, never from this script.
+# from your PKI and your secret store, never from this script (make-dynsec.sh takes your own
+# passwords).
 set -euo pipefail
 dir=${1:?usage: make-credentials.sh DIR [--host HOST] [--gateway ID:STORE …] [--aggregator ID …] [--dashboard ID …]}
 shift
@@ -20,16 +26,16 @@ while (($#)); do
     esac
 done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+admin=dynsec-admin
+# make-acl.sh checks the arguments before anything is made, and names the users.
+users=$("$here/make-acl.sh" "${args[@]}" | awk '/^user /{print $2}')
 mkdir -p "$dir/passwords"
 chmod 700 "$dir"
-"$here/make-acl.sh" "${args[@]}" > "$dir/acl"
-: > "$dir/passwd"
-for user in $(awk '/^user /{print $2}' "$dir/acl"); do
-    password=$(openssl rand -hex 16)
-    printf '%s\n' "$password" > "$dir/passwords/$user"
-    mosquitto_passwd -b "$dir/passwd" "$user" "$password"
+for user in $users $admin; do
+    (umask 077 && openssl rand -hex 16 > "$dir/passwords/$user")
 done
-chmod 600 "$dir/passwd" "$dir/passwords/"*
+(umask 077 && "$here/make-dynsec.sh" "$dir/passwords" --admin "$admin" "${args[@]}" > "$dir/dynamic-security.json")
+(umask 077 && printf -- '-h 127.0.0.1\n-p 1883\n-u %s\n-i %s\n-P %s\n' "$admin" "$admin" "$(cat "$dir/passwords/$admin")" > "$dir/mosquitto_ctrl")
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=BeaconNet test CA" \
     -keyout "$dir/ca.key" -out "$dir/ca.crt" 2>/dev/null
@@ -42,4 +48,4 @@ for name in server client; do
     rm -f "$dir/$name.csr" "$dir/$name.ext"
 done
 chmod 600 "$dir"/*.key
-echo "make-credentials: users $(awk '/^user /{printf "%s ", $2}' "$dir/acl")— passwords in $dir/passwords/, test CA in $dir (not for production)"
+echo "make-credentials: users" $users "and $admin — passwords in $dir/passwords/, logins in $dir/dynamic-security.json, test CA in $dir (not for production)"
