@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconEngine
 import BeaconSim
 import BeaconWire
 import Foundation

@@ -1,4 +1,4 @@
-import BeaconAggregator
+import BeaconEngine
 import BeaconCore
 import Foundation
 import TestSupport

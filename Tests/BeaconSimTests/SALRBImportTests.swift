@@ -1,4 +1,4 @@
-import BeaconAggregator
+import BeaconEngine
 import BeaconCore
 import BeaconWire
 import Foundation
@@ -112,7 +112,7 @@ struct SALRBImportTests {
             let scored = try DatasetFixtures.run("beacon-sim", ["evaluate", "--truth", folder + "/truth.jsonl", "--events", events, "--wide", "--no-header", "--label", run])
             #expect(scored.status == 0, "\(scored.errors)")
             // The same files, the engine in process.
-            let chain = try ChainConfig.load(path: folder + "/chain.json")
+            let chain = try ChainConfig.load(contents: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/chain.json"))), file: folder + "/chain.json")
             let recording = try read(folder: folder)
             let inProcess = try InProcessRun.replay(chain: chain, recording: recording).report
             print("salrb --outside none, \(run): replay+evaluate  \(scored.output.trimmingCharacters(in: .newlines))")

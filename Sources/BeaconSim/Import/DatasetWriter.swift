@@ -1,4 +1,4 @@
-import BeaconAggregator
+import BeaconEngine
 public import BeaconWire
 import Foundation
 

@@ -1,5 +1,5 @@
 import BeaconCore
-import BeaconAggregator
+import BeaconEngine
 
 /// Batches timed readings as beacon-edge does: one batch per gateway per window, windows aligned
 /// to whole multiples of the window since the epoch, each sent at its window's end, empty ones too

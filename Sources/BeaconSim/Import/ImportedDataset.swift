@@ -1,4 +1,4 @@
-public import BeaconAggregator
+public import BeaconEngine
 
 /// A real dataset read by an importer: the chain its receivers make, its runs, and what was
 /// changed on the way.

@@ -1,4 +1,4 @@
-public import BeaconAggregator
+public import BeaconEngine
 public import BeaconCore
 import Foundation
 

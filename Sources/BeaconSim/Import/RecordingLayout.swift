@@ -1,4 +1,4 @@
-public import BeaconAggregator
+public import BeaconEngine
 import BeaconCore
 
 /// Lays runs out as edges would have published them: each run on its own, or all of a dataset's

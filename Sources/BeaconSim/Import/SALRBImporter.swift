@@ -1,4 +1,4 @@
-public import BeaconAggregator
+public import BeaconEngine
 import BeaconCore
 import Foundation
 

@@ -1,4 +1,4 @@
-public import BeaconAggregator
+public import BeaconEngine
 
 /// Voronoi cells cut to an outline: for each site, the part of the outline nearer to it than to
 /// any other site — how a floor is zoned when its receivers are all one knows of it.

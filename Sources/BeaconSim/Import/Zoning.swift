@@ -1,4 +1,4 @@
-public import BeaconAggregator
+public import BeaconEngine
 import Foundation
 
 /// How an imported floor is cut into sections: named polygons, each with the dataset's receivers
