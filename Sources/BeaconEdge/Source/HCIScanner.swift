@@ -56,13 +56,17 @@ public final class HCIScanner: Sendable {
     }
 
     private static func openBlocking(_ adapter: String, _ scan: EdgeConfig.Scan, _ logger: Logger) throws(HCIScannerError) -> HCIScanner {
-        let devID = hci_devid(adapter)
-        if devID < 0 {
+        // Not libbluetooth's hci_devid: it fails with ENETDOWN for an adapter that is down, the
+        // very adapter ensureUp is there to bring up.
+        guard let devID = deviceIndex(of: adapter) else { throw .adapterNotFound(adapter: adapter) }
+        var info = hci_dev_info()
+        if hci_devinfo(devID, &info) != 0 {
             let code = bn_errno()
             switch code {
             case EAFNOSUPPORT, EPROTONOSUPPORT: throw .bluetoothUnavailable(adapter: adapter, errno: code)
-            case EPERM, EACCES: throw .permissionDenied(adapter: adapter, operation: "list adapters", errno: code)
-            default: throw .adapterNotFound(adapter: adapter)
+            case EPERM, EACCES: throw .permissionDenied(adapter: adapter, operation: "read adapter information", errno: code)
+            case ENODEV: throw .adapterNotFound(adapter: adapter)
+            default: throw .system(adapter: adapter, operation: "reading adapter information", errno: code)
             }
         }
         let fd = hci_open_dev(devID)
@@ -125,6 +129,16 @@ public final class HCIScanner: Sendable {
         case EPERM, EACCES: throw .permissionDenied(adapter: adapter, operation: "bring the adapter up", errno: code)
         default: throw .adapterDown(adapter: adapter, reason: HCIScannerError.text(code))
         }
+    }
+
+    /// The device index of `hciN`, the N; nil for a name that is not `hci` and a decimal number.
+    static func deviceIndex(of adapter: String) -> Int32? {
+        guard adapter.hasPrefix("hci") else { return nil }
+        let digits = adapter.dropFirst(3)
+        guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int32(digits),
+            index <= 0xFFFF
+        else { return nil }
+        return index
     }
 
     /// Configures and enables the scan; returns whether the extended commands are used.
