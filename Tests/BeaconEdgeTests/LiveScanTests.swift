@@ -216,6 +216,17 @@ struct LiveScanTests {
         }
     }
 
+    @Test("Linux took both controllers and their reports without a complaint (no hci0 line in its log)")
+    func kernelLog() async throws {
+        let run = try await Self.finishedRun()
+        let dmesg = run.text("dmesg.log")
+        try #require(dmesg.contains("Bluetooth: HCI socket layer initialized"), "no kernel log\n\(run.story)")
+        // The kernel names the device in what it says about one: an unexpected or short Command
+        // Complete, a command timeout, a malformed advertising report.
+        let complaints = dmesg.split(separator: "\n").filter { $0.contains("hci0") }
+        #expect(complaints.isEmpty, "\(complaints.joined(separator: "\n"))")
+    }
+
     @Test("SIGTERM leaves the adapter as found: scan disabled by the edge, which exits 0", arguments: Profile.allCases)
     func restore(profile: Profile) async throws {
         let run = try await Self.finishedRun()
