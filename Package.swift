@@ -129,6 +129,13 @@ let package = Package(
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
         // Where tests find the package and ../shared/testdata; hex fixtures.
         .target(name: "TestSupport", dependencies: ["BeaconCore", "BeaconEngine"], path: "Tests/TestSupport", swiftSettings: strict),
+        // A virtual LE controller behind Linux's /dev/vhci for the live-scan test
+        // (deploy/scripts/live-scan-test.sh): the pure command and replay logic, unit-tested, and
+        // the small executable that runs it in the test's virtual machine.
+        .target(name: "VirtualController", dependencies: ["BeaconCore"], path: "Tests/VirtualController", swiftSettings: strict),
+        .executableTarget(
+            name: "beacon-vhci", dependencies: ["VirtualController", "BeaconCore", "CBlueZ"], path: "Tests/beacon-vhci",
+            swiftSettings: strict),
 
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(
@@ -155,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "BeaconEdgeTests",
             dependencies: [
-                "TestSupport",
+                "TestSupport", "VirtualController",
                 "BeaconEdge", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

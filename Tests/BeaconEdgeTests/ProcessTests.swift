@@ -9,11 +9,7 @@ import Testing
 @Suite("beacon-edge process", .timeLimit(.minutes(1)))
 struct ProcessTests {
     /// The executable beside the test bundle (built by `swift build --build-tests`).
-    static let executable: String? = {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent("beacon-edge").path }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    static let executable = BuiltProducts.path("beacon-edge")
 
     struct Outcome {
         var status: Int32

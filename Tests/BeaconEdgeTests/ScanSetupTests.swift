@@ -63,6 +63,17 @@ struct ScanSetupTests {
         #expect(controller.sent.count == 2)
     }
 
+    @Test("the adapter is found by its index, so one that is down is found too (libbluetooth's hci_devid fails on it)")
+    func adapterIndex() {
+        #expect(HCIScanner.deviceIndex(of: "hci0") == 0)
+        #expect(HCIScanner.deviceIndex(of: "hci12") == 12)
+        #expect(HCIScanner.deviceIndex(of: "hci") == nil)
+        #expect(HCIScanner.deviceIndex(of: "hci-1") == nil)
+        #expect(HCIScanner.deviceIndex(of: "hci1x") == nil)
+        #expect(HCIScanner.deviceIndex(of: "hci99999") == nil)
+        #expect(HCIScanner.deviceIndex(of: "00:11:22:33:44:55") == nil)
+    }
+
     @Test("Command Disallowed for the legacy enable also switches to the extended commands")
     func enableRefused() throws {
         let controller = ScriptedController([0x200C: 0x0C])

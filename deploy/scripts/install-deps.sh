@@ -8,6 +8,12 @@
 set -euo pipefail
 
 packages=(mosquitto mosquitto-clients libmosquitto-dev libbluetooth-dev libjson-c-dev pkg-config openssl)
+# The live-scan test's virtual machine (deploy/scripts/live-scan-test.sh): qemu, a kernel with the
+# Bluetooth and 9p modules, and a static busybox for its initramfs. Debian ships that kernel for
+# amd64 only; elsewhere the test skips, saying so.
+if [[ $(dpkg --print-architecture 2>/dev/null) == amd64 ]]; then
+    packages+=(qemu-system-x86 linux-image-amd64 busybox-static)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,11 +2,12 @@ public import AsyncAlgorithms
 public import Logging
 public import ServiceLifecycle
 
-/// The live source as a service: runs an opened ``HCIScanner``'s read thread, forwards its events
-/// to the pipeline's channel together with the wall clock (every 100 ms, so windows close on time
-/// when nothing is heard), and on graceful shutdown stops the scan and restores the adapter before
-/// the pipeline flushes. Throws when the adapter fails under it, so the edge exits non-zero (and
-/// its supervisor restarts it) instead of publishing empty heartbeats forever.
+/// The live source as a service: runs an opened ``HCIScanner``'s read thread and forwards what it
+/// yields — events, and the wall clock every 100 ms so windows close on time when nothing is
+/// heard, in time order — to the pipeline's channel; on graceful shutdown stops the scan and
+/// restores the adapter before the pipeline flushes. Throws when the adapter fails under it, so
+/// the edge exits non-zero (and its supervisor restarts it) instead of publishing empty heartbeats
+/// forever.
 public final class HCIScanService: Service, Sendable {
     private let scanner: HCIScanner
     private let output: AsyncChannel<[SourceItem]>
@@ -21,24 +22,17 @@ public final class HCIScanService: Service, Sendable {
 
     /// Scans until graceful shutdown (or a failure of the adapter).
     public func run() async throws {
-        let (events, sink) = AsyncStream.makeStream(of: HCIPacket.self, bufferingPolicy: .bufferingNewest(8192))
+        let (items, sink) = AsyncStream.makeStream(of: SourceItem.self, bufferingPolicy: .bufferingNewest(8192))
         sink.onTermination = { [scanner] _ in scanner.stop() }
         scanner.read(into: sink)
         let output = self.output
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                await output.send([.clock(HCIScanner.now())])
-            }
-        }
         await withGracefulShutdownHandler {
-            for await packet in events {
-                await output.send([.packet(packet)])
+            for await item in items {
+                await output.send([item])
             }
         } onGracefulShutdown: { [scanner] in
             scanner.stop()
         }
-        ticker.cancel()
         output.finish()
         if let failure = scanner.failure { throw failure }
     }

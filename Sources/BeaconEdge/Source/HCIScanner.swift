@@ -29,7 +29,8 @@ public final class HCIScanner: Sendable {
     /// Why reading stopped, when it was not ``stop()``.
     public var failure: HCIScannerError? { failureBox.withLock { $0 } }
 
-    private init(adapter: String, fd: Int32, savedFilter: hci_filter, extended: Bool, logger: Logger) {
+    /// Wraps an open socket; internal so that tests can read from a socket pair.
+    init(adapter: String, fd: Int32, savedFilter: hci_filter = hci_filter(), extended: Bool, logger: Logger) {
         self.adapter = adapter
         self.fd = fd
         self.savedFilter = savedFilter
@@ -56,13 +57,17 @@ public final class HCIScanner: Sendable {
     }
 
     private static func openBlocking(_ adapter: String, _ scan: EdgeConfig.Scan, _ logger: Logger) throws(HCIScannerError) -> HCIScanner {
-        let devID = hci_devid(adapter)
-        if devID < 0 {
+        // Not libbluetooth's hci_devid: it fails with ENETDOWN for an adapter that is down, the
+        // very adapter ensureUp is there to bring up.
+        guard let devID = deviceIndex(of: adapter) else { throw .adapterNotFound(adapter: adapter) }
+        var info = hci_dev_info()
+        if hci_devinfo(devID, &info) != 0 {
             let code = bn_errno()
             switch code {
             case EAFNOSUPPORT, EPROTONOSUPPORT: throw .bluetoothUnavailable(adapter: adapter, errno: code)
-            case EPERM, EACCES: throw .permissionDenied(adapter: adapter, operation: "list adapters", errno: code)
-            default: throw .adapterNotFound(adapter: adapter)
+            case EPERM, EACCES: throw .permissionDenied(adapter: adapter, operation: "read adapter information", errno: code)
+            case ENODEV: throw .adapterNotFound(adapter: adapter)
+            default: throw .system(adapter: adapter, operation: "reading adapter information", errno: code)
             }
         }
         let fd = hci_open_dev(devID)
@@ -127,6 +132,16 @@ public final class HCIScanner: Sendable {
         }
     }
 
+    /// The device index of `hciN`, the N; nil for a name that is not `hci` and a decimal number.
+    static func deviceIndex(of adapter: String) -> Int32? {
+        guard adapter.hasPrefix("hci") else { return nil }
+        let digits = adapter.dropFirst(3)
+        guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int32(digits),
+            index <= 0xFFFF
+        else { return nil }
+        return index
+    }
+
     /// Configures and enables the scan; returns whether the extended commands are used.
     static func startScan(_ channel: some HCICommandTransport, _ scan: EdgeConfig.Scan, logger: Logger) throws(HCIScannerError) -> Bool {
         // Stop a scan someone left on (its answer does not matter: "disallowed" when none runs).
@@ -164,10 +179,18 @@ public final class HCIScanner: Sendable {
         return true
     }
 
+    /// How often the read loop hands the pipeline the time, µs, so that windows close on time
+    /// when nothing is heard.
+    static let tickInterval: Int64 = 100_000
+
     /// Reads LE Meta events on a new thread until ``stop()`` or a failure, handing each to
-    /// `sink` with the time it was read; then disables the scan, restores the socket filter,
-    /// closes the socket and finishes `sink`.
-    public func read(into sink: AsyncStream<HCIPacket>.Continuation) {
+    /// `sink` with the time it was read, and the time alone every ``tickInterval``; then disables
+    /// the scan, restores the socket filter, closes the socket and finishes `sink`.
+    ///
+    /// One thread stamps and yields both, so they reach the pipeline in time order however far
+    /// behind it runs. (A clock from another task, stamped when it was sent, overtook packets
+    /// still queued for a busy pipeline, which then put them in a later window than their time.)
+    public func read(into sink: AsyncStream<SourceItem>.Continuation) {
         let thread = Thread { [self] in
             readLoop(sink)
             teardown()
@@ -177,16 +200,24 @@ public final class HCIScanner: Sendable {
         thread.start()
     }
 
-    /// Asks the read loop to end (within its 200 ms poll).
+    /// Asks the read loop to end (within its 100 ms poll).
     public func stop() {
         stopping.store(true, ordering: .releasing)
     }
 
-    private func readLoop(_ sink: AsyncStream<HCIPacket>.Continuation) {
+    private func readLoop(_ sink: AsyncStream<SourceItem>.Continuation) {
         var buffer = [UInt8](repeating: 0, count: 260)  // H4 type + HCI_MAX_EVENT_SIZE
         var overflow = 0
+        var nextTick = Self.now() + Self.tickInterval
         while !stopping.load(ordering: .acquiring) {
-            let ready = bn_poll_readable(fd, 200)
+            let untilTick = nextTick - Self.now()
+            if untilTick <= 0 {
+                let now = Self.now()
+                _ = sink.yield(.clock(now))
+                nextTick = now + Self.tickInterval
+                continue
+            }
+            let ready = bn_poll_readable(fd, Int32((untilTick + 999) / 1000))
             if ready == 0 { continue }
             if ready < 0 {
                 let code = bn_errno()
@@ -204,7 +235,7 @@ public final class HCIScanner: Sendable {
             // H4 event packets only; LE Meta (0x3E) carries the advertising reports.
             guard count >= 3, buffer[0] == UInt8(HCI_EVENT_PKT), buffer[1] == HCIEvent.leMetaEventCode else { continue }
             let packet = HCIPacket(event: buffer[1..<count].withUnsafeBufferPointer { Array($0) }[...], time: Self.now())
-            if case .dropped = sink.yield(packet) {
+            if case .dropped(.packet) = sink.yield(.packet(packet)) {
                 overflow += 1
                 if overflow.nonzeroBitCount == 1 {
                     logger.warning("pipeline behind the radio; oldest events dropped", metadata: ["hci.dropped": "\(overflow)"])
