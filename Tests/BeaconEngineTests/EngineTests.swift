@@ -13,7 +13,11 @@ struct EngineTests {
         d.batch("gw-a", sent: t0 + 1000, [(Fixture.phone, t0 + 100, -60), (Fixture.phone, t0 + 200, -61)])
         #expect(d.transitions.isEmpty)
         d.batch("gw-a", sent: t0 + 2000, [(Fixture.phone, t0 + 1100, -60)])
+        // Enough evidence; the entry waits for the store's other gateways to report that second.
+        #expect(d.transitions.isEmpty)
+        for gateway in ["gw-b", "gw-b2", "gw-c"] { d.batch(gateway, sent: t0 + 2000, []) }
         #expect(d.transitions == ["enter 1", "enter 1/10"])
+        #expect(d.transitionEvents.first?.time == t0 + 1100, "dated when the evidence sufficed")
         let state = try #require(d.states.last)
         #expect(state.state == .inside && state.section == d.engine.chain.sectionIndex(store: 1, section: 10))
     }

@@ -156,6 +156,7 @@ extension Tuning {
         check(latenessSeconds.isFinite && (0...60).contains(latenessSeconds), "lateness_s", "must be 0…60 s")
         check(storefrontDB.isFinite && (0...40).contains(storefrontDB), "storefront_db", "must be 0…40 dB")
         check(wallDB.isFinite && (0...20).contains(wallDB), "wall_db", "must be 0…20 dB")
+        check(windowSeconds.isFinite && (0.5...60).contains(windowSeconds), "window_s", "must be 0.5…60 s")
         return issues
     }
 }
