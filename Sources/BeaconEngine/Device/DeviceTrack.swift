@@ -69,4 +69,16 @@ struct EntryCandidate: Sendable {
     /// When the evidence sufficed: the entry waits until every live gateway of the store has
     /// reported up to then, so the first section is chosen on all of them.
     var readyAt: EventTime?
+    /// For a device inside another store: the lead of this store's strongest fresh link over its
+    /// own store's, summed over time less the switch margin (the lead rule's test, between stores).
+    var lead: StoreLead?
+}
+
+/// The sum of one store's lead over another's, as the lead rule sums a section's.
+struct StoreLead: Sendable {
+    /// The running sum of the lead over the margin, dB·s.
+    var sum: Double
+    /// The last look's lead, dB, and its time.
+    var lead: Double
+    var time: EventTime
 }

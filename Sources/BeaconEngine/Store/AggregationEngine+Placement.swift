@@ -47,18 +47,27 @@ extension AggregationEngine {
     }
 
     /// Counts a sighting towards entering `store`; once there is enough evidence
-    /// (`min_sightings_to_enter` within `enter_window_s`) — and, for a device inside another store,
-    /// once that store has gone quiet about it (`stale_after_s`) — the entry awaits the store's
-    /// gateways, dated now.
+    /// (`min_sightings_to_enter` within `enter_window_s`) the entry awaits the store's gateways,
+    /// dated now. A device inside another store moves only once that store has gone quiet about
+    /// it (`stale_after_s`), or once this store's strongest link has led its own store's by more
+    /// than `switch_margin_db` for long enough (``storeLeads(_:to:candidate:at:)``): a device
+    /// walking out into a neighbour's floor is still heard through the wall.
     mutating func gatherEntryEvidence(_ track: Int, store: Int, at time: EventTime) {
         if let entry = tracks[track].entry, entry.store == store, entry.readyAt != nil { return }
         let window = Int64(tuning.enterWindowSeconds * 1000)
         var candidate = tracks[track].entry ?? EntryCandidate(store: store, count: 0, start: time)
         if candidate.store != store || time - candidate.start > window {
+            let lead = candidate.store == store ? candidate.lead : nil
             candidate = EntryCandidate(store: store, count: 0, start: time)
+            candidate.lead = lead
         }
         candidate.count += 1
-        if candidate.count >= tuning.minSightingsToEnter && (tracks[track].state == .outside || ownStoreIsQuiet(track, at: time)) {
+        var ready = candidate.count >= tuning.minSightingsToEnter
+        if tracks[track].state != .outside {
+            let leads = storeLeads(track, to: store, candidate: &candidate, at: time)
+            ready = ready && (ownStoreIsQuiet(track, at: time) || leads)
+        }
+        if ready {
             candidate.readyAt = time
             queue(track, in: store)
         }
@@ -70,5 +79,38 @@ extension AggregationEngine {
     func ownStoreIsQuiet(_ track: Int, at time: EventTime) -> Bool {
         let stale = Int64(tuning.staleAfterSeconds * 1000)
         return tracks[track].lastSeenInStore.map { time - $0 >= stale } ?? true
+    }
+
+    /// The lead rule's test between stores: `store`'s strongest fresh link against the device's
+    /// own store's, less the margin, summed over time (trapezoids, each step at most
+    /// `stale_after_s`, floored at zero); true when the sum has reached margin × 1 s while the lead
+    /// is still over the margin — a lead of twice the margin held for a second.
+    mutating func storeLeads(_ track: Int, to store: Int, candidate: inout EntryCandidate, at time: EventTime) -> Bool {
+        guard let own = tracks[track].store, let there = strongestFreshLink(track, in: store, at: time) else { return false }
+        let margin = tuning.switchMarginDB
+        let here = strongestFreshLink(track, in: own, at: time) ?? -.infinity
+        let lead = min(3 * margin, max(-3 * margin, there - here))
+        var sum = 0.0
+        if let last = candidate.lead {
+            guard time >= last.time else { return false }
+            let dt = Double(min(time - last.time, Int64(tuning.staleAfterSeconds * 1000))) / 1000
+            sum = max(0, last.sum + ((last.lead + lead) / 2 - margin) * dt)
+        }
+        candidate.lead = StoreLead(sum: sum, lead: lead, time: time)
+        return lead > margin && sum >= margin * Self.storeMoveSeconds
+    }
+
+    /// How long, at a lead of twice the margin, another store's link must lead before the device
+    /// has moved there, seconds: long enough for a turn of the body at a shared wall to pass.
+    static let storeMoveSeconds = 1.0
+
+    /// The strongest fresh filtered level among the device's links to `store`'s gateways.
+    func strongestFreshLink(_ track: Int, in store: Int, at time: EventTime) -> Double? {
+        let stale = Int64(tuning.staleAfterSeconds * 1000)
+        var best: Double?
+        for link in tracks[track].links where Int(link.store) == store && time - link.filter.time <= stale {
+            best = max(best ?? link.filter.estimate, link.filter.estimate)
+        }
+        return best
     }
 }
