@@ -93,7 +93,7 @@ public struct MessageProcessor {
         public var messages: UInt64 = 0
         /// Sightings accepted into the engine.
         public var sightings: UInt64 = 0
-        /// Rejected messages (or sightings) by reason code.
+        /// Rejected messages (or sightings) by ``RejectReason/code``.
         public var rejects: [String: UInt64] = [:]
         /// Rejects not copied to the dead-letter topic because of its rate limit.
         public var rejectCopiesSuppressed: UInt64 = 0
@@ -110,8 +110,8 @@ public struct MessageProcessor {
         case accepted
         /// Not ours (another instance's store, another kind of topic).
         case ignored
-        /// Refused: reason code and a sentence naming what was wrong and where.
-        case rejected(reason: String, detail: String)
+        /// Refused (or some of its sightings were): why, and a sentence naming what was wrong and where.
+        case rejected(reason: RejectReason, detail: String)
     }
 
     public init(chain: Chain, scheme: TopicScheme, aggregator: AggregatorID, stores: StoreSelection = .all) {
@@ -131,7 +131,7 @@ public struct MessageProcessor {
         do {
             parsed = try scheme.parse(topic)
         } catch {
-            return reject(topic: topic, reason: error.reason.code, detail: error.description, payload: payload, now: now, into: &out)
+            return reject(topic: topic, reason: .topic(error.reason), detail: error.description, payload: payload, now: now, into: &out)
         }
         switch parsed {
         case .sightings(let store, let gateway):
@@ -146,13 +146,13 @@ public struct MessageProcessor {
             do {
                 status = try decoder.decode(GatewayStatus.self, from: payload)
             } catch {
-                return reject(topic: topic, reason: error.reason.code, detail: error.description, field: error.field, payload: payload, now: now, into: &out)
+                return reject(topic: topic, reason: .payload(error.reason), detail: error.description, field: error.field, payload: payload, now: now, into: &out)
             }
             guard status.gateway == gateway else {
-                return reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(status.gateway) ≠ topic gateway \(gateway)", field: "gw", payload: payload, now: now, into: &out)
+                return reject(topic: topic, reason: .gatewayMismatch, detail: "payload gw \(status.gateway) ≠ topic gateway \(gateway)", field: "gw", payload: payload, now: now, into: &out)
             }
             if let now, let t = status.time, t > now + maxFuture {
-                return reject(topic: topic, reason: "future_time", detail: "t \(t) is \((t - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "t", payload: payload, now: now, into: &out)
+                return reject(topic: topic, reason: .futureTime, detail: "t \(t) is \((t - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "t", payload: payload, now: now, into: &out)
             }
             var outputs: [EngineOutput] = []
             let time = status.time ?? now ?? engine.latestEventTime
@@ -194,11 +194,11 @@ public struct MessageProcessor {
         }
         let chain = engine.chain
         guard let g = chain.gatewayIndex[gateway] else {
-            return reject(topic: topic, reason: "unknown_gateway", detail: "gateway \(gateway) is not in the chain config", payload: payload, now: now, into: &out)
+            return reject(topic: topic, reason: .unknownGateway, detail: "gateway \(gateway) is not in the chain config", payload: payload, now: now, into: &out)
         }
         let configured = chain.stores[chain.gateways[g].store].major
         guard configured == store else {
-            return reject(topic: topic, reason: "store_mismatch", detail: "gateway \(gateway) is installed in store \(configured), not \(store)", payload: payload, now: now, into: &out)
+            return reject(topic: topic, reason: .storeMismatch, detail: "gateway \(gateway) is installed in store \(configured), not \(store)", payload: payload, now: now, into: &out)
         }
         // Decoded in place: the sightings' device ids stay bytes in the parser's document.
         let result: (verdict: Verdict, outputs: [EngineOutput])
@@ -207,7 +207,7 @@ public struct MessageProcessor {
                 ingest(header, sightings, topic: topic, gateway: gateway, payload: payload, now: now, into: &out)
             }
         } catch {
-            return reject(topic: topic, reason: error.reason.code, detail: error.description, field: error.field, payload: payload, now: now, into: &out)
+            return reject(topic: topic, reason: .payload(error.reason), detail: error.description, field: error.field, payload: payload, now: now, into: &out)
         }
         publish(result.outputs, into: &out)
         if !unanswered.isEmpty { answerUnknowns(into: &out) }
@@ -235,10 +235,10 @@ public struct MessageProcessor {
         payload: [UInt8], now: Int64?, into out: inout [Outbound]
     ) -> (verdict: Verdict, outputs: [EngineOutput]) {
         guard batch.gateway == gateway else {
-            return (reject(topic: topic, reason: "gateway_mismatch", detail: "payload gw \(batch.gateway) ≠ topic gateway \(gateway): spoofed or misconfigured edge", field: "gw", payload: payload, now: now, into: &out), [])
+            return (reject(topic: topic, reason: .gatewayMismatch, detail: "payload gw \(batch.gateway) ≠ topic gateway \(gateway): spoofed or misconfigured edge", field: "gw", payload: payload, now: now, into: &out), [])
         }
         if let now, batch.sent > now + maxFuture {
-            return (reject(topic: topic, reason: "future_time", detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)", field: "sent", payload: payload, now: now, into: &out), [])
+            return (reject(topic: topic, reason: .futureTime, detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)", field: "sent", payload: payload, now: now, into: &out), [])
         }
         // One absurd timestamp costs that sighting, not its batch; the reject is booked before the
         // engine moves event time on.
@@ -251,7 +251,7 @@ public struct MessageProcessor {
             }
             let badTime = sightings.count - count
             if badTime > 0 {
-                _ = reject(topic: topic, reason: "sighting_time", detail: "\(badTime) sighting(s) more than 60 s before or 2 s after the batch's sent time were dropped", field: "sightings[].t", payload: payload, now: now, into: &out)
+                _ = reject(topic: topic, reason: .sightingTime, detail: "\(badTime) sighting(s) more than 60 s before or 2 s after the batch's sent time were dropped", field: "sightings[].t", payload: payload, now: now, into: &out)
             }
             let observations = UnsafeBufferPointer(rebasing: buffer[..<count])
             let arrival = now.map { self.arrival(at: $0) }
@@ -267,7 +267,7 @@ public struct MessageProcessor {
             }
             return badTime
         }
-        return (badTime > 0 ? .rejected(reason: "sighting_time", detail: "\(badTime) sighting(s) dropped") : .accepted, outputs)
+        return (badTime > 0 ? .rejected(reason: .sightingTime, detail: "\(badTime) sighting(s) dropped") : .accepted, outputs)
     }
 
     /// The live service's clock tick: lets event time pass while no batch arrives, so that
@@ -422,9 +422,9 @@ public struct MessageProcessor {
         engine.resumeGateways(progress.map { GatewayResumePoint(id: $0.gateway, seq: $0.sequence, sent: $0.sent, epoch: $0.epoch) })
     }
 
-    mutating func reject(topic: String, reason: String, detail: String, field: String? = nil, payload: [UInt8], now: Int64?,
+    mutating func reject(topic: String, reason: RejectReason, detail: String, field: String? = nil, payload: [UInt8], now: Int64?,
                          into out: inout [Outbound]) -> Verdict {
-        counters.rejects[reason, default: 0] += 1
+        counters.rejects[reason.code, default: 0] += 1
         // Event time in a replay; before the first valid message there is none, so the earliest
         // time the wire accepts stands in.
         let time = now ?? max(engine.latestEventTime, WireLimits.default.timeRange.lowerBound)
@@ -432,7 +432,7 @@ public struct MessageProcessor {
         if rejectWindow.second != second { rejectWindow = (second, 0) }
         if rejectWindow.copies < Self.rejectCopiesPerSecond {
             rejectWindow.copies += 1
-            let copy = Reject(topic: topic, reason: reason, field: field, detail: detail, time: time, payloadPrefix: Reject.prefix(of: payload))
+            let copy = Reject(topic: topic, reason: reason.code, field: field, detail: detail, time: time, payloadPrefix: Reject.prefix(of: payload))
             out.append(Outbound(topic: scheme.string(for: .rejects(aggregator)), payload: copy.encoded(), delivery: .event))
         } else {
             counters.rejectCopiesSuppressed += 1

@@ -253,7 +253,7 @@ public final class AggregatorService: Service, Sendable {
                 let verdict = p.handle(topic: message.topic, payload: message.payload, now: settings.eventTimeOnly ? nil : now, into: &out)
                 return (verdict, out)
             }
-            if case .rejected(let reason, let detail) = verdict { logReject(reason: reason, detail: detail, topic: message.topic, now: now) }
+            if case .rejected(let reason, let detail) = verdict { logReject(reason: reason.code, detail: detail, topic: message.topic, now: now) }
             enqueue(out, continuation)
         }
     }
