@@ -294,13 +294,13 @@ struct ProcessorTests {
         // forgotten and heard again (its seq started again at 1).
         let stale = state(.inside, since: Self.t0, lastSeen: Self.t0 + 5000, seq: 50)
         let later = state(.outside, since: Self.t0 + 1_300_000, lastSeen: Self.t0 + 1_270_000, seq: 3)
-        #expect(SnapshotFile.newest([stale], [later]) == [later])
-        #expect(SnapshotFile.newest([later], [stale]) == [later])
+        #expect(SharedStateArbiter.newest([stale], [later]) == [later])
+        #expect(SharedStateArbiter.newest([later], [stale]) == [later])
         // An exit by silence: heard last at the same time as the inside state, decided after it.
         let exited = state(.outside, since: Self.t0 + 40_000, lastSeen: Self.t0 + 5000, seq: 51)
-        #expect(SnapshotFile.newest([stale], [exited]) == [exited])
+        #expect(SharedStateArbiter.newest([stale], [exited]) == [exited])
         let again = state(.outside, since: Self.t0 + 40_000, lastSeen: Self.t0 + 5000, seq: 52)
-        #expect(SnapshotFile.newest([again], [exited]) == [again])
+        #expect(SharedStateArbiter.newest([again], [exited]) == [again])
     }
 
     @Test("state payloads restore a processor after a restart: no enter event for someone already inside")

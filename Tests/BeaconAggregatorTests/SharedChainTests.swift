@@ -181,7 +181,7 @@ struct SharedChainTests {
         var seq: [String: UInt64] = [:]
         let out = Self.walkOn(&p, quiet: 50, store2Hears: false, seq: &seq)
         let before = out.filter { $0.topic.hasPrefix("beaconnet/events/1/") }.compactMap { try? RegionEvent.decode($0.payload) }.map(\.sequence)
-        #expect(p.statesWithheld > 0 && before.count >= 2)
+        #expect(p.arbiter.statesWithheld > 0 && before.count >= 2)
         // Restart from the snapshot alone (the retained topic holds the other instance's state).
         var q = try Self.instance("1")
         #expect(q.restore(p.snapshot()) == 1)
@@ -197,7 +197,7 @@ struct SharedChainTests {
         var seq: [String: UInt64] = [:]
         let out = Self.walkOn(&p, quiet: 60, store2Hears: true, seq: &seq)
         #expect(Self.states(out) == ["inside 1", "outside 1", "inside 2"])
-        #expect(p.statesWithheld == 0)
+        #expect(p.arbiter.statesWithheld == 0)
     }
 
     @Test("two instances on a real broker: a device walks from store 1 (agg-1) into store 2 (agg-2); its retained state ends inside store 2")
@@ -283,27 +283,27 @@ struct SharedChainTests {
         let all = StoreSelection.all, one = try StoreSelection(parsing: "1")
         let now = Self.t0 + 60_000
         // One instance, killed after its snapshot held the exit but before the broker took it.
-        let pending = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
+        let pending = SharedStateArbiter.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
                                               retained: [Self.state(.inside, store: 1, lastSeen: Self.t0 + 9_000, seq: 3)], stores: all, now: now)
         #expect(pending.states.map(\.presence) == [.inside] && pending.states.map(\.sequence) == [3])
         #expect(pending.exits == [Fixture.phone.rawValue: Self.t0 + 9_000], "decided again at the file's exit time")
         // The exit did reach the broker: outside either way.
-        let done = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
+        let done = SharedStateArbiter.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
                                            retained: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], stores: all, now: now)
         #expect(done.states.map(\.presence) == [.outside] && done.exits.isEmpty)
         // Shared: the topic holds another instance's state; the snapshot's outside keeps the seq.
-        let shared = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
+        let shared = SharedStateArbiter.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
                                              retained: [Self.state(.inside, store: 2, lastSeen: Self.t0 + 30_000, seq: 3)], stores: one, now: now)
         #expect(shared.states.map(\.presence) == [.outside] && shared.states.map(\.sequence) == [6])
         // Shared: another store's newer state does not hide this instance's own inside.
-        let heardBoth = SnapshotFile.restorable(fromFile: [Self.state(.inside, store: 1, lastSeen: Self.t0 + 9_000, seq: 2)],
+        let heardBoth = SharedStateArbiter.restorable(fromFile: [Self.state(.inside, store: 1, lastSeen: Self.t0 + 9_000, seq: 2)],
                                                 retained: [Self.state(.inside, store: 2, lastSeen: Self.t0 + 30_000, seq: 3)], stores: one, now: now)
         #expect(heardBoth.states.map { $0.region?.store } == [1])
         // A snapshot hours old: its outside devices had been forgotten.
-        let old = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], retained: [],
+        let old = SharedStateArbiter.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], retained: [],
                                           stores: all, now: Self.t0 + 3 * 3_600_000)
         #expect(old.states.isEmpty)
-        let eventTime = SnapshotFile.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], retained: [],
+        let eventTime = SharedStateArbiter.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], retained: [],
                                                 stores: all, now: nil)
         #expect(eventTime.states.count == 1, "with --event-time there is no wall clock to judge age by")
     }
@@ -322,7 +322,7 @@ struct SharedChainTests {
         for (topic, payload) in Self.traffic(from: Self.t0 + 60_000, seconds: 10, heard: ["gw-a"], seq: &seq) { p.handle(topic: topic, payload: payload, now: nil, into: &lost) }
         let decided = try #require(lost.filter { $0.topic.hasPrefix("beaconnet/devices/") }.map { try DeviceState.decode($0.payload) }.last)
         #expect(decided.presence == .inside)
-        let choice = SnapshotFile.restorable(fromFile: p.snapshot(), retained: [acknowledged], stores: .all, now: Self.t0 + 75_000)
+        let choice = SharedStateArbiter.restorable(fromFile: p.snapshot(), retained: [acknowledged], stores: .all, now: Self.t0 + 75_000)
         #expect(choice.republish == [Fixture.phone.rawValue])
         var q = try Self.instance("1-2")
         var after: [Outbound] = []
@@ -331,19 +331,19 @@ struct SharedChainTests {
         #expect(again.map(\.presence) == [.inside] && again.map(\.sequence) == [decided.sequence], "the state the broker never took, its own seq")
         #expect(after.filter { $0.topic.hasPrefix("beaconnet/events/") }.isEmpty, "no event invented")
         // Had the broker taken it, nothing is repeated; another instance's state is left to the shared-chain rules.
-        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [decided], stores: .all, now: Self.t0 + 75_000).republish.isEmpty)
+        #expect(SharedStateArbiter.restorable(fromFile: p.snapshot(), retained: [decided], stores: .all, now: Self.t0 + 75_000).republish.isEmpty)
         // Another instance's state on the topic: a newer one is left alone; over an older one (the
         // device walked from its store into this one) this instance's inside is published, as live.
         let newer = Self.state(.inside, store: 2, lastSeen: Self.t0 + 74_000, seq: 3)
-        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [newer], stores: try StoreSelection(parsing: "1"), now: Self.t0 + 75_000).republish.isEmpty)
+        #expect(SharedStateArbiter.restorable(fromFile: p.snapshot(), retained: [newer], stores: try StoreSelection(parsing: "1"), now: Self.t0 + 75_000).republish.isEmpty)
         let older = Self.state(.inside, store: 2, lastSeen: Self.t0 + 50_000, seq: 3)
-        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [older], stores: try StoreSelection(parsing: "1"), now: Self.t0 + 75_000).republish == [Fixture.phone.rawValue])
+        #expect(SharedStateArbiter.restorable(fromFile: p.snapshot(), retained: [older], stores: try StoreSelection(parsing: "1"), now: Self.t0 + 75_000).republish == [Fixture.phone.rawValue])
         // No retained state at all (the broker lost it): published again — but not when the read
         // was incomplete, nor when a retained outside could have expired since (the file's state
         // was last heard over an hour before the restart).
-        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 75_000).republish == [Fixture.phone.rawValue])
-        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 75_000, complete: false).republish.isEmpty)
-        #expect(SnapshotFile.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 2 * 3_600_000).republish.isEmpty)
+        #expect(SharedStateArbiter.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 75_000).republish == [Fixture.phone.rawValue])
+        #expect(SharedStateArbiter.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 75_000, complete: false).republish.isEmpty)
+        #expect(SharedStateArbiter.restorable(fromFile: p.snapshot(), retained: [], stores: .all, now: Self.t0 + 2 * 3_600_000).republish.isEmpty)
     }
 
     @Test("another instance's unknown heard there a moment later than here is answered at this instance's next sighting, not left standing")
@@ -396,7 +396,7 @@ struct SharedChainTests {
         // Restarted three hours later, the device gone — or back in store 1.
         let restart = Self.t0 + 3 * 3_600_000
         var q = try Self.instance("1-2")
-        let choice = SnapshotFile.restorable(fromFile: p.snapshot(), retained: [acknowledged], stores: try StoreSelection(parsing: "1-2"), now: restart)
+        let choice = SharedStateArbiter.restorable(fromFile: p.snapshot(), retained: [acknowledged], stores: try StoreSelection(parsing: "1-2"), now: restart)
         var again: [Outbound] = []
         #expect(q.restore(choice.states, exits: choice.exits, into: &again) == 1)
         // Decided at restore: a snapshot taken now already holds the exit, not the stale inside.

@@ -79,7 +79,7 @@ public final class AggregatorService: Service, Sendable {
         let undelivered = await restore(outbound)
         // Owning part of a chain, it shares the retained device-state topics with the instances
         // owning the rest: it keeps reading them, so that the topic shows where a device is, not
-        // which instance decided last (see MessageProcessor.noteState).
+        // which instance decided last (see SharedStateArbiter).
         let others: MQTTSubscription?
         do {
             others = settings.stores.isAll ? nil : try await outbound.subscribe(to: [settings.scheme.allDeviceStates], qos: .atLeastOnce)
@@ -167,7 +167,7 @@ public final class AggregatorService: Service, Sendable {
     /// Reads back the device states of this instance's stores (snapshot file and retained topics)
     /// before anything is decided, so a restart invents no enter and forgets no one inside.
     /// Returns what a previous run decided that never reached the broker — exits decided again,
-    /// states published again (see ``SnapshotFile/restorable(fromFile:retained:stores:now:complete:outsideExpiry:)``):
+    /// states published again (see ``SharedStateArbiter/restorable(fromFile:retained:stores:now:complete:outsideExpiry:)``):
     /// to publish first.
     @discardableResult
     func restore(_ client: MQTTClient) async -> [Outbound] {
@@ -215,18 +215,18 @@ public final class AggregatorService: Service, Sendable {
             logger.warning("could not read retained device states: \(error); restoring from the snapshot only")
         }
         let expiry = state.processor.withLock { Int64($0.outsideStateExpiry) * 1000 }
-        let (states, exits, republish) = SnapshotFile.restorable(
+        let plan = SharedStateArbiter.restorable(
             fromFile: fromFile, retained: retained, stores: settings.stores, now: settings.eventTimeOnly ? nil : settings.clock(),
             complete: synced && !dropped, outsideExpiry: expiry)
         let (restored, resumed, undelivered) = state.processor.withLock { p in
             var none: [Outbound] = []
             for s in retained { p.noteState(s, into: &none) }
             var again: [Outbound] = []
-            return (p.restore(states, exits: exits, republish: republish, into: &again), p.resume(file.gateways), again)
+            return (p.restore(plan.states, exits: plan.exits, republish: plan.republish, into: &again), p.resume(file.gateways), again)
         }
         logger.info("restored device states", metadata: [
             "restore.devices": "\(restored)", "restore.snapshot": "\(fromFile.count)", "restore.retained": "\(retained.count)",
-            "restore.gateways": "\(resumed)", "restore.exits_decided_again": "\(exits.count)", "restore.states_published_again": "\(republish.count)"])
+            "restore.gateways": "\(resumed)", "restore.exits_decided_again": "\(plan.exits.count)", "restore.states_published_again": "\(plan.republish.count)"])
         return undelivered
     }
 
