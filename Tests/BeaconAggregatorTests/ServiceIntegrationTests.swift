@@ -1,6 +1,8 @@
+import CoreMetrics
 import Foundation
 import TestSupport
 import Logging
+import MetricsTestKit
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -103,7 +105,8 @@ struct ServiceIntegrationTests {
             """.write(toFile: acl, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: acl) }
         try await withBroker(BrokerConfiguration(extraConfiguration: ["acl_file \(acl)"])) { broker in
-            let aggregator = try RunningAggregator.start(broker, id: "agg-acl") { $0.statusInterval = .milliseconds(200) }
+            let metrics = TestMetrics()
+            let aggregator = try RunningAggregator.start(broker, id: "agg-acl", metrics: metrics) { $0.statusInterval = .milliseconds(200) }
             let service = aggregator.service
             let watch = try await Watcher.start(broker, ["beaconnet/#"])
             try await watch.until("status online") { $0.topic == "beaconnet/aggregators/agg-acl/status" && $0.text.contains("\"online\"") }
@@ -122,6 +125,8 @@ struct ServiceIntegrationTests {
             let deadline = ContinuousClock.now + .seconds(5)
             while service.droppedPublishes < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(service.droppedPublishes == 2)
+            let dropped = try metrics.expectCounter("beaconnet_aggregator_publishes_total", [("aggregator", "agg-acl"), ("outcome", "dropped")])
+            #expect(dropped.totalValue == 2)
             // ...and reported on the status topic, where the engineer on call looks.
             try await watch.until("dropped publishes on the status") {
                 $0.topic == "beaconnet/aggregators/agg-acl/status" && $0.text.contains("\"dropped_publishes\":2")
@@ -259,12 +264,13 @@ struct RunningAggregator {
     let group: ServiceGroup
     let running: Task<Void, any Error>
 
-    static func start(_ broker: Broker, id: String, _ tune: (inout AggregatorSettings) -> Void = { _ in }) throws -> RunningAggregator {
+    static func start(_ broker: Broker, id: String, metrics: any MetricsFactory = MetricsSystem.factory,
+                      _ tune: (inout AggregatorSettings) -> Void = { _ in }) throws -> RunningAggregator {
         var settings = AggregatorSettings(
             chain: try Fixture.config().resolve(), mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: id),
             aggregator: try AggregatorID(id), version: "test")
         tune(&settings)
-        let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
+        let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"), metrics: metrics)
         let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
         return RunningAggregator(service: service, group: group, running: Task { try await group.run() })
     }

@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Logging
 public import ServiceLifecycle
 import BeaconCore
@@ -37,13 +38,14 @@ public final class AggregatorService: Service, Sendable {
     /// Messages dropped so far because the broker refused them or could never take them.
     public var droppedPublishes: Int { decisions.outbox.dropped }
 
-    /// An instance as `settings` describe it. Nothing connects until ``run()``.
-    public init(settings: AggregatorSettings, logger: Logger) {
+    /// An instance as `settings` describe it, its counters going to `metrics` (the process's
+    /// bootstrapped factory by default). Nothing connects until ``run()``.
+    public init(settings: AggregatorSettings, logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory) {
         self.settings = settings
         var logger = logger
         logger[metadataKey: "aggregator.id"] = "\(settings.aggregator)"
         self.logger = logger
-        decisions = Decisions(settings: settings, logger: logger)
+        decisions = Decisions(settings: settings, metrics: AggregatorMetrics(aggregator: settings.aggregator, factory: metrics), logger: logger)
     }
 
     /// Connects, restores, and runs the services until a graceful shutdown has stopped them all.

@@ -7,38 +7,54 @@ import Synchronization
 
 /// A live instance's one ``MessageProcessor``, behind its lock, shared by the services: those that
 /// feed it (receive, clock tick, follower, and the restore before them) and those that read it
-/// (status, snapshot). Each call takes the lock once, decides, and hands what to publish to the
-/// ``Outbox`` in the order it was decided.
+/// (status, snapshot). Each call takes the lock once, decides, reports what moved to the metrics,
+/// and hands what to publish to the ``Outbox`` in the order it was decided.
 final class Decisions: Sendable {
+    /// The processor, and what the metrics were last told of its totals.
+    private struct Desk {
+        var processor: MessageProcessor
+        var reported = DecisionTally()
+
+        /// Tells `metrics` what moved since the last call.
+        mutating func report(to metrics: AggregatorMetrics) {
+            metrics.record(DecisionTally(processor), since: &reported)
+        }
+    }
+
     /// Where decisions go to be published.
     let outbox: Outbox
-    private let processor: Mutex<MessageProcessor>
+    /// Where the counts go.
+    let metrics: AggregatorMetrics
+    private let desk: Mutex<Desk>
     private let rejectLog = Mutex(RejectLog())
     private let settings: AggregatorSettings
     private let logger: Logger
 
     /// The decisions of the instance `settings` describe, nothing restored yet.
-    init(settings: AggregatorSettings, logger: Logger) {
+    init(settings: AggregatorSettings, metrics: AggregatorMetrics, logger: Logger) {
         var processor = MessageProcessor(chain: settings.chain, scheme: settings.scheme, aggregator: settings.aggregator, stores: settings.stores)
         processor.outsideStateExpiry = settings.outsideStateExpiry
-        self.processor = Mutex(processor)
-        outbox = Outbox()
+        desk = Mutex(Desk(processor: processor))
+        outbox = Outbox(metrics: metrics)
+        self.metrics = metrics
         self.settings = settings
         self.logger = logger
     }
 
     /// Sightings accepted into the engine so far.
-    var processedSightings: UInt64 { processor.withLock { $0.counters.sightings } }
+    var processedSightings: UInt64 { desk.withLock { $0.processor.counters.sightings } }
 
     /// Decides one message of the sightings connection (a batch, a gateway's status).
     func decide(_ message: MQTTMessage) {
         let now = settings.clock()
         let time = settings.eventTimeOnly ? nil : now
-        let (verdict, out) = processor.withLock { processor -> (MessageProcessor.Verdict, [Outbound]) in
+        let (verdict, out) = desk.withLock { desk -> (MessageProcessor.Verdict, [Outbound]) in
             var out: [Outbound] = []
-            let verdict = processor.handle(topic: message.topic, payload: message.payload, now: time, into: &out)
+            let verdict = desk.processor.handle(topic: message.topic, payload: message.payload, now: time, into: &out)
+            desk.report(to: metrics)
             return (verdict, out)
         }
+        metrics.record(verdict)
         if case .rejected(let reason, let detail) = verdict { logReject(reason, detail: detail, topic: message.topic, now: now) }
         outbox.enqueue(out)
     }
@@ -46,9 +62,10 @@ final class Decisions: Sendable {
     /// Lets time pass on the clock (see ``MessageProcessor/tick(now:connected:into:)``).
     func tick(connected: Bool) {
         let now = settings.clock()
-        let out = processor.withLock { processor -> [Outbound] in
+        let out = desk.withLock { desk -> [Outbound] in
             var out: [Outbound] = []
-            processor.tick(now: now, connected: connected, into: &out)
+            desk.processor.tick(now: now, connected: connected, into: &out)
+            desk.report(to: metrics)
             return out
         }
         outbox.enqueue(out)
@@ -56,9 +73,10 @@ final class Decisions: Sendable {
 
     /// Takes a device state another instance (or this one) published on the shared topics.
     func note(_ state: DeviceState) {
-        let out = processor.withLock { processor -> [Outbound] in
+        let out = desk.withLock { desk -> [Outbound] in
             var out: [Outbound] = []
-            processor.noteState(state, into: &out)
+            desk.processor.noteState(state, into: &out)
+            desk.report(to: metrics)
             return out
         }
         outbox.enqueue(out)
@@ -72,12 +90,13 @@ final class Decisions: Sendable {
         let plan = SharedStateArbiter.restorable(
             fromFile: file.states, retained: retained, stores: settings.stores, now: settings.eventTimeOnly ? nil : settings.clock(),
             complete: complete, outsideExpiry: Int64(settings.outsideStateExpiry) * 1000)
-        let (restored, resumed, undelivered) = processor.withLock { processor in
+        let (restored, resumed, undelivered) = desk.withLock { desk in
             var none: [Outbound] = []
-            for state in retained { processor.noteState(state, into: &none) }
+            for state in retained { desk.processor.noteState(state, into: &none) }
             var again: [Outbound] = []
-            let restored = processor.restore(plan.states, exits: plan.exits, republish: plan.republish, into: &again)
-            let resumed = processor.resume(file.gateways)
+            let restored = desk.processor.restore(plan.states, exits: plan.exits, republish: plan.republish, into: &again)
+            let resumed = desk.processor.resume(file.gateways)
+            desk.report(to: metrics)
             return (restored, resumed, again)
         }
         logger.info("restored device states", metadata: [
@@ -88,23 +107,26 @@ final class Decisions: Sendable {
         return undelivered
     }
 
-    /// The instance's retained status now, with the publisher's count of dropped messages.
+    /// The instance's retained status now, with the publisher's count of dropped messages; it
+    /// refreshes the metrics' gauges too.
     func status(online: Bool) -> Outbound {
         let dropped = UInt64(outbox.dropped)
-        let status = processor.withLock {
-            $0.status(now: settings.clock(), version: settings.version, online: online, droppedPublishes: dropped)
+        let status = desk.withLock { desk in
+            let status = desk.processor.status(now: settings.clock(), version: settings.version, online: online, droppedPublishes: dropped)
+            metrics.recordState(of: desk.processor, status: status)
+            return status
         }
         return Outbound(topic: settings.scheme.string(for: status.topic), payload: status.encoded(), delivery: .retained(expirySeconds: nil))
     }
 
     /// The `offline` status the broker publishes for this instance if it vanishes (its Last Will).
     func lastWill() -> AggregatorStatus {
-        processor.withLock { $0.status(now: settings.clock(), version: settings.version, online: false) }
+        desk.withLock { $0.processor.status(now: settings.clock(), version: settings.version, online: false) }
     }
 
     /// What the snapshot file keeps: every device remembered and every gateway's progress.
     func snapshot() -> SnapshotFile.Contents {
-        processor.withLock { SnapshotFile.Contents(states: $0.snapshot(), gateways: $0.gatewayProgress()) }
+        desk.withLock { SnapshotFile.Contents(states: $0.processor.snapshot(), gateways: $0.processor.gatewayProgress()) }
     }
 
     /// Logs a reject, at most one line per reason per ``RejectLog/interval``.

@@ -10,11 +10,13 @@ final class Outbox: Sendable {
     private let continuation: AsyncStream<Outbound>.Continuation
     private let waiting = Atomic<Int>(0)
     private let droppedCount = Atomic<Int>(0)
+    private let metrics: AggregatorMetrics
 
-    /// An empty outbox.
-    init() {
+    /// An empty outbox; its settled messages are reported to `metrics`.
+    init(metrics: AggregatorMetrics) {
         // Unbounded: decisions never wait for the broker; what waits shows as the backlog.
         (messages, continuation) = AsyncStream.makeStream(of: Outbound.self, bufferingPolicy: .unbounded)
+        self.metrics = metrics
     }
 
     /// Messages enqueued and not yet acknowledged or given up.
@@ -36,12 +38,14 @@ final class Outbox: Sendable {
     /// One message acknowledged by the broker.
     func settlePublished() {
         waiting.subtract(1, ordering: .relaxed)
+        metrics.recordPublished()
     }
 
     /// One message given up; returns how many were given up so far.
     func settleDropped() -> Int {
         let total = droppedCount.wrappingAdd(1, ordering: .relaxed).newValue
         waiting.subtract(1, ordering: .relaxed)
+        metrics.recordDropped()
         return total
     }
 }
