@@ -168,7 +168,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BeaconMQTTTests",
-            dependencies: ["BeaconMQTT", "BrokerHarness", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BeaconMQTT", "BrokerHarness", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
     ]
 )
