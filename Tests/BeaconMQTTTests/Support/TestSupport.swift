@@ -34,7 +34,7 @@ func connectedClient(_ configuration: MQTTConfiguration) async throws -> MQTTCli
 
 /// The next `count` messages of `subscription`.
 func collect(
-    _ count: Int, from subscription: MQTTSubscription, within limit: Duration = .seconds(10)
+    _ count: Int, from subscription: MQTTSubscription, within limit: Duration = .seconds(30)
 ) async throws -> [MQTTMessage] {
     try await withTimeout(limit, "receiving \(count) messages on \(subscription.filters)") {
         var messages: [MQTTMessage] = []
