@@ -46,10 +46,12 @@ command -v python3 >/dev/null || { echo "fuzz: python3 is needed to write the se
 arch=$(uname -m)
 resource=$(swiftc -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["paths"]["runtimeResourcePath"])')
 flags=(-Xswiftc -sanitize=fuzzer,address)
+runtime="the toolchain's libFuzzer"
+scratch=$root/Fuzz/.build
 if [[ ${BEACONNET_FUZZ_RUNTIME:-} == debian || ! -f $resource/clang/lib/linux/libclang_rt.fuzzer-$arch.a ]]; then
     libfuzzer=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-"$arch".a 2>/dev/null | sort -V | tail -1 || true)
     if [[ -z $libfuzzer ]]; then
-        echo "fuzz: the toolchain has no libFuzzer runtime; installing Debian's clang runtime (libclang-rt-dev)" >&2
+        echo "fuzz: installing Debian's clang runtime (libclang-rt-dev) for libFuzzer" >&2
         sudo=""
         [[ $(id -u) -ne 0 ]] && sudo="sudo"
         export DEBIAN_FRONTEND=noninteractive
@@ -57,9 +59,11 @@ if [[ ${BEACONNET_FUZZ_RUNTIME:-} == debian || ! -f $resource/clang/lib/linux/li
         $sudo apt-get install -y -qq --no-install-recommends libclang-rt-dev >/dev/null
         libfuzzer=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-"$arch".a | sort -V | tail -1)
     fi
-    echo "fuzz: libFuzzer from $libfuzzer" >&2
+    runtime="Debian's libFuzzer (${libfuzzer%/lib/linux/*})"
     flags=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
         -Xlinker "$libfuzzer" -Xlinker -lstdc++)
+    # Built apart, so that switching runtimes never rebuilds the other's objects.
+    scratch=$root/Fuzz/.build-debian-runtime
 fi
 # gold fails on the sanitizer runtimes' symbols (an internal error in its DWARF reader); lld links them.
 flags+=(-Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
@@ -67,9 +71,9 @@ flags+=(-Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
 run=$root/Fuzz/.build/fuzz-run
 mkdir -p "$run/corpus" "$run/artifacts" "$run/logs"
 log=$run/logs/build.log
-echo "fuzz: building Fuzz/ (release, -sanitize=fuzzer,address on every module)" >&2
+echo "fuzz: building Fuzz/ (release, coverage and AddressSanitizer on every module, $runtime)" >&2
 started=$SECONDS
-if ! swift build -c release --package-path Fuzz "${flags[@]}" >"$log" 2>&1; then
+if ! swift build -c release --package-path Fuzz --scratch-path "$scratch" "${flags[@]}" >"$log" 2>&1; then
     tail -40 "$log" >&2
     echo "fuzz: build failed (log: $log)" >&2
     exit 1
@@ -79,7 +83,7 @@ if grep -E "^$root/(Fuzz|Sources)/.*: warning:" "$log" | sort -u | grep .; then
     exit 1
 fi
 echo "fuzz: built in $((SECONDS - started)) s" >&2
-bin=$(swift build -c release --package-path Fuzz "${flags[@]}" --show-bin-path)
+bin=$(swift build -c release --package-path Fuzz --scratch-path "$scratch" "${flags[@]}" --show-bin-path)
 
 rm -rf "$run/seeds"
 python3 "$root/Fuzz/make-seeds.py" "$run/seeds" "$root/../shared/testdata"
@@ -130,7 +134,7 @@ EOF
 done
 
 echo
-echo "fuzz: ${seconds} s per target, -sanitize=fuzzer,address"
+echo "fuzz: ${seconds} s per target, AddressSanitizer, $runtime"
 printf '%-18s %-6s %10s %7s %6s %6s %6s %8s %6s\n' target result execs exec/s cov ft corpus bytes rss_mb
 printf '%s\n' "${summary[@]}"
 if ((${#failed[@]})); then
