@@ -44,7 +44,7 @@ let package = Package(
         fuzzTarget("fuzz-wire", ["BeaconWire"]),
         fuzzTarget("fuzz-topics", ["BeaconWire"]),
         fuzzTarget("fuzz-hci", ["BeaconCore"]),
-        fuzzTarget("fuzz-btsnoop", ["BeaconCore"]),
+        fuzzTarget("fuzz-btsnoop", ["BeaconCore", "BeaconEdge"]),
         fuzzTarget("fuzz-chain-config", ["BeaconAggregator"]),
         fuzzTarget("fuzz-edge-config", ["BeaconEdge"]),
     ]

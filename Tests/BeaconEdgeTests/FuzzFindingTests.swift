@@ -1,3 +1,4 @@
+import AsyncAlgorithms
 import BeaconCore
 import BeaconEdge
 import BeaconWire
@@ -56,5 +57,39 @@ struct FuzzFindingTests {
         let sightings = try batches.map { try SightingBatch.decode($0.payload) }.flatMap(\.sightings)
         #expect(counts.sightings == 1 && sightings.count == 1)
         #expect(sightings.first?.txPower == nil)
+    }
+
+    @Test("a capture dated before 2015 replays nothing unless rebased: the aggregator would refuse every batch")
+    func captureBeforeWireTimes() async throws {
+        // fuzz-btsnoop, as found: a btmon capture (datalink 2001) whose one event record, an
+        // iBeacon report, is dated 2000-07-17 — a plausible capture time, and a gateway whose clock
+        // was never set writes such dates — then a record cut short. (The report's RSSI byte, +27,
+        // is out of range too: it is filtered, so the rebased replay's batch is a heartbeat.)
+        let file = try BtsnoopFile([UInt8](hex: """
+            6274736e6f6f700000000001000007d1
+            0000002c0000002c000000030000000000e04a3f7d5a0000
+            3e2a020100003f126a8d7cc41e0201061aff4c000215e2c56db5dffb48d2b060d0f51b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b
+            1b1b1b1b1b1b1b1b1b1b1be2e4e4e4e4e4e4e41b1b1b1b1b1b1b1b00cfc5c4
+            0000000500000005ffff000c0000000000e24a3f7d5b000500000005000000020000000000e24a3f7d5d0d400c20020100
+            """))
+        for (offset, packets) in [(Int64(0), 0), (BtsnoopReplay.rebasedOffset(for: file), 1)] {
+            let channel = AsyncChannel<[SourceItem]>()
+            let replay = BtsnoopReplay(file: file, path: "fuzz-btsnoop", speed: .max, timeOffset: offset, output: channel, logger: testLogger)
+            async let run: Void = replay.run()
+            var pipeline = ReportPipeline(allowList: .everything, batcher: Batcher(gateway: testGateway, windowMilliseconds: 1000))
+            var batches: [SealedBatch] = []
+            var replayed = 0
+            for await chunk in channel {
+                for item in chunk {
+                    if case .packet = item { replayed += 1 }
+                    pipeline.consume(item) { batches.append($0) }
+                }
+            }
+            try await run
+            pipeline.finish { batches.append($0) }
+            #expect(replayed == packets)
+            let decoded = try batches.map { try SightingBatch.decode($0.payload) }
+            #expect(decoded.count == packets, "one window, sealed at the end, when the record replays")
+        }
     }
 }

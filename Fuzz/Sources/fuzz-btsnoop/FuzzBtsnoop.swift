@@ -1,12 +1,17 @@
 import BeaconCore
+import BeaconEdge
 import FuzzSupport
 
 /// A btsnoop capture (Android's H4 log, `btmon -w`'s monitor format, unencapsulated HCI), read as
 /// `beacon-edge --source btsnoop` replays it: the header, every record, each record's time judged
-/// by the timeline, each HCI event walked and fed to the edge's pipeline with its recorded time.
+/// by the timeline and by the replay's rule (``BtsnoopReplay/replayTime(_:offset:)``), each HCI
+/// event walked and fed to the edge's pipeline at the time the replay gives it.
 @main
 enum FuzzBtsnoop {
     static func main() { runFuzzer(testOneInput) }
+
+    /// The file header (`btsnoop\0`, version, datalink) that every record follows.
+    static let fileHeaderSize = 16
 
     static let testOneInput: FuzzTestOneInput = { data, size in
         let bytes = Array(inputBytes(data, size))
@@ -22,24 +27,20 @@ enum FuzzBtsnoop {
                 break
             }
             guard let (record, verdict) = next else { break }
-            guard record.offset >= BtsnoopFile.headerSizeForFuzzing, record.payload.endIndex <= bytes.count else {
+            guard record.offset >= fileHeaderSize, record.payload.endIndex <= bytes.count else {
                 violated("record at \(record.offset) outside the file")
             }
             _ = (record.direction, record.monitorIndex)
             guard let event = record.hciEvent else { continue }
             walkEvent(event, h4: false)
-            guard case .time(let time) = verdict else { continue }
-            guard BtsnoopTimestamp.plausibleRange.contains(time + BtsnoopTimestamp.unixEpochOffset) else {
-                violated("a trusted time outside the plausible range: \(time)")
+            guard case .time(let recorded) = verdict else { continue }
+            guard BtsnoopTimestamp.plausibleRange.contains(recorded + BtsnoopTimestamp.unixEpochOffset) else {
+                violated("a trusted time outside the plausible range: \(recorded)")
             }
+            guard let time = BtsnoopReplay.replayTime(recorded, offset: 0) else { continue }
             run.consume(event: event, at: time)
         }
         run.finish()
         return 0
     }
-}
-
-extension BtsnoopFile {
-    /// The 16-byte file header (`btsnoop\0`, version, datalink) that records follow.
-    static let headerSizeForFuzzing = 16
 }
