@@ -64,8 +64,8 @@ enum FuzzWire {
     }
 
     /// A refused payload is published as a dead letter; consumers decode it with the same codec.
-    static func checkReject(for error: WireError, payload: UnsafeRawBufferPointer) {
-        let reject = Reject(topic: "beaconnet/sightings/12/gw-12-3a", error: error, time: 1_732_350_000_000, payload: payload)
+    static func checkReject(for failure: WireError, payload: UnsafeRawBufferPointer) {
+        let reject = Reject(topic: "beaconnet/sightings/12/gw-12-3a", error: failure, time: 1_732_350_000_000, payload: payload)
         let encoded = reject.encoded()
         do {
             let decoded = try decoder.decode(Reject.self, from: encoded)
@@ -74,7 +74,7 @@ enum FuzzWire {
                 violated("a dead letter changes in a round trip:\n\(String(decoding: encoded, as: UTF8.self))\n\(String(decoding: reencoded, as: UTF8.self))")
             }
         } catch {
-            violated("the dead letter for \"\(error)\" does not decode: \(error)\n\(String(decoding: encoded, as: UTF8.self))")
+            violated("the dead letter for \"\(failure)\" does not decode: \(error)\n\(String(decoding: encoded, as: UTF8.self))")
         }
     }
 }
