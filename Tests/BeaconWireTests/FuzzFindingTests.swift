@@ -1,4 +1,5 @@
 import BeaconCore
+import Foundation
 import BeaconWire
 import Testing
 
@@ -40,4 +41,23 @@ struct FuzzFindingTests {
         let next = Array(#"{"v":1,"gw":"gw-\u0031","seq":7,"sent":1732350000000,"sightings":[]}"#.utf8)
         #expect(try decoder.decode(SightingBatch.self, from: next).gateway.rawValue == "gw-1")
     }
+
+    /// fuzz-wire's dead-letter property, checked on a crafted payload (keys this long are more
+    /// than a one-minute run grows): a counter map's key went into the error's field path as it
+    /// was, so a dead letter made from the error had a `field` over its 256-byte bound and did not
+    /// decode; a key with a newline broke the log line too.
+    @Test("a long or unprintable key in a counter map gives a short, one-line field path", arguments: [
+        String(repeating: "x", count: 300), "gw-\n\t\u{7F}" + String(repeating: "é", count: 200),
+    ])
+    func longCounterKey(key: String) throws {
+        let payload = #"{"v":1,"id":"agg-1","state":"online","version":"1","t":1732350000000,"counters":{"loss":{"KEY":"a"}}}"#
+            .replacingOccurrences(of: "KEY", with: key.unicodeScalars.map { $0.value < 0x20 ? String(format: "\\u%04x", $0.value) : String($0) }.joined())
+        let error = try #require(throws: WireError.self) { try AggregatorStatus.decode(Array(payload.utf8)) }
+        #expect(error.field.hasPrefix("counters.loss."))
+        #expect(error.field.utf8.count <= 64 + 3 + "counters.loss.".utf8.count)
+        #expect(!error.description.contains("\n"))
+        let reject = Reject(topic: "beaconnet/aggregators/agg-1/status", error: error, time: 1_732_350_000_000, payload: Array(payload.utf8))
+        #expect(try Reject.decode(reject.encoded()) == reject)
+    }
 }
+
