@@ -17,12 +17,7 @@ let package = Package(
         .library(name: "BeaconWire", targets: ["BeaconWire"]),
         .library(name: "BeaconMQTT", targets: ["BeaconMQTT"]),
         .library(name: "BeaconEdge", targets: ["BeaconEdge"]),
-<<<<<<< HEAD
         .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
-=======
-        // For Fuzz/ (a package of its own that depends on this one by path): the chain config loader.
-        .library(name: "BeaconAggregator", targets: ["BeaconAggregator"]),
->>>>>>> fuzz
         .executable(name: "beacon-edge", targets: ["beacon-edge"]),
         .executable(name: "beacon-aggregator", targets: ["beacon-aggregator"]),
         .executable(name: "beacon-sim", targets: ["beacon-sim"]),

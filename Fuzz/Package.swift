@@ -45,7 +45,7 @@ let package = Package(
         fuzzTarget("fuzz-topics", ["BeaconWire"]),
         fuzzTarget("fuzz-hci", ["BeaconCore"]),
         fuzzTarget("fuzz-btsnoop", ["BeaconCore", "BeaconEdge"]),
-        fuzzTarget("fuzz-chain-config", ["BeaconAggregator"]),
+        fuzzTarget("fuzz-chain-config", ["BeaconEngine"]),
         fuzzTarget("fuzz-edge-config", ["BeaconEdge"]),
     ]
 )

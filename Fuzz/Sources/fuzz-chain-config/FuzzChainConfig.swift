@@ -1,4 +1,4 @@
-import BeaconAggregator
+import BeaconEngine
 import FuzzSupport
 
 /// A chain config file as `beacon-aggregator` loads it (JSON parse, duplicate keys, unknown
