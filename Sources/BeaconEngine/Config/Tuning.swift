@@ -19,6 +19,13 @@ public struct Tuning: Codable, Sendable, Equatable {
         /// Strongest single gateway wins at once — what most hobby presence systems do. Kept as the
         /// baseline the evaluator compares against; not for production.
         case nearest
+        /// The calibrated rule: a forward filter over the store's sections whose evidence is the
+        /// store's fingerprints from the chain's `calibration` file (what each gateway hears, and
+        /// how often, in each section, learnt from a walk by `beacon-aggregator calibrate`), with a
+        /// 30 s mean dwell over the adjacency graph; the device moves when a section holds 30:1
+        /// posterior odds over the current one (for `dwell_s`, when given). A store the
+        /// calibration does not cover decides as `hysteresis` does (docs/CALIBRATION.md).
+        case fingerprint
     }
 
     /// How a store exit is decided.

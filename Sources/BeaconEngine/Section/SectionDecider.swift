@@ -66,6 +66,7 @@ enum SectionRules {
         case .hysteresis: SectionRuleSlot(LeadRule(chain: chain))
         case .hmm: SectionRuleSlot(PosteriorRule(chain: chain))
         case .nearest: SectionRuleSlot(NearestRule())
+        case .fingerprint: SectionRuleSlot(FingerprintRule(chain: chain))
         }
     }
 }
