@@ -4,8 +4,8 @@ import Foundation
 
 /// How much a walk improved the fit, per calibrated store: the uncalibrated rule against the
 /// `fingerprint` rule on the walk itself (optimistic: learnt and scored on the same data), and
-/// held out — learnt on one recording (or half) of the walk, scored on the others — which is
-/// what to expect on days the walk did not see.
+/// held out — learnt on part of the walk, scored on the rest (``WalkFolds``) — which is what to
+/// expect on days the walk did not see.
 public struct CalibrationAssessment: Sendable {
     /// One store's figures.
     public struct StoreFigures: Sendable {
@@ -31,18 +31,18 @@ public struct CalibrationAssessment: Sendable {
     public static let thinSection = 40
 
     /// Replays `recording` with the uncalibrated rule and with `calibration`, and with one
-    /// calibration per held-out fold: `parts` (the time spans of the walk's separate recordings,
-    /// when it has two or more) or else the two halves of the walk's samples.
+    /// calibration per held-out fold (``WalkFolds``; `parts` are the time spans of the walk's
+    /// separate recordings).
     public static func assess(config: ChainConfig, recording: Recording, device: DeviceID, samples: [WalkSample],
                               calibration: Calibration, parts: [ClosedRange<Int64>] = []) throws -> CalibrationAssessment {
         let chain = try WalkCalibration.uncalibrated(config).resolve()
         let start = recording.truth.filter { $0.device == device }.map(\.time).min() ?? recording.end
-        let whole = start...max(start, recording.end)
+        let whole = [start...max(start, recording.end)]
         let before = try InProcessRun.replay(chain: WalkCalibration.uncalibrated(config), recording: recording).reported
         let after = try InProcessRun.replay(chain: WalkCalibration.calibrated(config, with: calibration), recording: recording).reported
-        let folds = Self.folds(samples: samples, parts: parts, whole: whole)
+        let split = WalkFolds.split(samples, parts: parts)
         var heldOut: [[ReportedTransition]] = []
-        for fold in folds?.spans ?? [] {
+        for fold in split?.folds ?? [] {
             let learnt = WalkCalibration.learn(chain: chain, samples: samples, excluding: fold)
             heldOut.append(try InProcessRun.replay(chain: WalkCalibration.calibrated(config, with: learnt), recording: recording).reported)
         }
@@ -50,30 +50,19 @@ public struct CalibrationAssessment: Sendable {
         for store in calibration.stores {
             let major = StoreNumber(store.major)
             guard let index = chain.storeIndex[major] else { continue }
-            func score(_ reported: [ReportedTransition], _ span: ClosedRange<Int64>) -> EvaluationReport {
-                WalkCalibration.score(truth: recording.truth, reported: reported, device: device, store: major, span: span)
+            func score(_ reported: [ReportedTransition], _ spans: [ClosedRange<Int64>]) -> EvaluationReport {
+                WalkCalibration.score(truth: recording.truth, reported: reported, device: device, store: major, spans: spans)
             }
             let counts = chain.stores[index].sections.map { s in (chain.sections[s].minor, samples.filter { $0.section == s }.count) }
             var figures = StoreFigures(major: major, baseline: chain.tuning.rule, sectionSamples: counts,
                                        walk: (score(before, whole), score(after, whole)), heldOut: nil)
-            if let spans = folds?.spans {
-                figures.heldOut = (EvaluationReport.pooled(spans.map { score(before, $0) }),
-                                   EvaluationReport.pooled(zip(spans, heldOut).map { score($1, $0) }))
+            if let folds = split?.folds {
+                figures.heldOut = (EvaluationReport.pooled(folds.map { score(before, $0) }),
+                                   EvaluationReport.pooled(zip(folds, heldOut).map { score($1, $0) }))
             }
             stores.append(figures)
         }
-        return CalibrationAssessment(stores: stores, heldOutMethod: folds?.method)
-    }
-
-    /// The held-out folds: the recordings' spans that hold samples, when two or more do; else the
-    /// walk's two halves by samples, when it has enough of them to split.
-    static func folds(samples: [WalkSample], parts: [ClosedRange<Int64>], whole: ClosedRange<Int64>) -> (spans: [ClosedRange<Int64>], method: String)? {
-        let sampled = parts.filter { part in samples.contains { part.contains($0.time) } }
-        if sampled.count >= 2 { return (sampled, "learnt on the other recordings, scored on each") }
-        guard samples.count >= 2 * thinSection else { return nil }
-        let middle = samples[samples.count / 2].time
-        guard middle > whole.lowerBound, middle <= whole.upperBound else { return nil }
-        return ([whole.lowerBound...(middle - 1), middle...whole.upperBound], "learnt on one half of the walk, scored on the other")
+        return CalibrationAssessment(stores: stores, heldOutMethod: split?.method)
     }
 
     /// What `beacon-aggregator calibrate` prints: per store, the figures before → after, and a
@@ -107,8 +96,12 @@ public struct CalibrationAssessment: Sendable {
             return "\(p50.map { String(format: "%.1f", $0) } ?? "-")/\(p95.map { String(format: "%.1f", $0) } ?? "-") s"
         }
         let points = (after.sectionAccuracy - before.sectionAccuracy) * 100
+        let accuracy = "  section accuracy          \(percent(before)) → \(percent(after)) (\(String(format: "%+.1f", points)) points; \(baseline) → fingerprint)"
+        guard before.trueSectionChanges > 0 else {
+            return [accuracy, "  (no section change lies inside the spans scored: see the walk's own figures for changes)"]
+        }
         return [
-            "  section accuracy          \(percent(before)) → \(percent(after)) (\(String(format: "%+.1f", points)) points; \(baseline) → fingerprint)",
+            accuracy,
             "  section enters per change \(enters(before)) → \(enters(after)) (\(before.trueSectionChanges) true changes; 1 is ideal)",
             "  change delay p50/p95      \(delay(before)) → \(delay(after))",
         ]

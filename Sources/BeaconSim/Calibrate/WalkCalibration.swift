@@ -7,10 +7,10 @@ public import BeaconEngine
 public enum WalkCalibration {
     /// The calibration `samples` teach, those within `excluded` left out (a held-out fold): every
     /// store sampled, a fingerprint per gateway per section (``FingerprintFit``).
-    public static func learn(chain: Chain, samples: [WalkSample], excluding excluded: ClosedRange<Int64>? = nil,
+    public static func learn(chain: Chain, samples: [WalkSample], excluding excluded: [ClosedRange<Int64>] = [],
                              comment: String? = nil) -> Calibration {
         var fit = FingerprintFit(chain: chain)
-        for sample in samples where !(excluded?.contains(sample.time) ?? false) {
+        for sample in samples where !excluded.contains(where: { $0.contains(sample.time) }) {
             fit.add(section: sample.section, levels: sample.levels)
         }
         return fit.calibration(comment: comment)
@@ -38,25 +38,43 @@ public enum WalkCalibration {
         return plain
     }
 
-    /// `device`'s truth with only its time in store `store` within `span` scored: the rest of
-    /// its time (other stores, outside, before and after the span) is unscored.
-    public static func restricted(_ truth: [TruthChange], device: DeviceID, store: StoreNumber, to span: ClosedRange<Int64>) -> [TruthChange] {
+    /// `device`'s truth with only its time in store `store` within `spans` scored: the rest of
+    /// its time (other stores, outside, between and around the spans) is unscored.
+    public static func restricted(_ truth: [TruthChange], device: DeviceID, store: StoreNumber, to spans: [ClosedRange<Int64>]) -> [TruthChange] {
         let own = truth.filter { $0.device == device }.sorted { $0.time < $1.time }
         func kept(_ place: TruthPlace) -> TruthPlace { place.store == store ? place : .unscored }
-        let atStart = own.last { $0.time <= span.lowerBound }?.place ?? .outside
-        var out = [TruthChange(time: 0, device: device, place: .unscored), TruthChange(time: span.lowerBound, device: device, place: kept(atStart))]
-        for change in own where change.time > span.lowerBound && change.time <= span.upperBound {
-            out.append(TruthChange(time: change.time, device: device, place: kept(change.place)))
+        var out = [TruthChange(time: 0, device: device, place: .unscored)]
+        for span in merged(spans) {
+            let atStart = own.last { $0.time <= span.lowerBound }?.place ?? .outside
+            out.append(TruthChange(time: span.lowerBound, device: device, place: kept(atStart)))
+            for change in own where change.time > span.lowerBound && change.time <= span.upperBound {
+                out.append(TruthChange(time: change.time, device: device, place: kept(change.place)))
+            }
+            out.append(TruthChange(time: span.upperBound + 1, device: device, place: .unscored))
         }
-        out.append(TruthChange(time: span.upperBound + 1, device: device, place: .unscored))
         return out
     }
 
-    /// Scores what was `reported` of `device` in store `store` against its truth within `span`.
+    /// `spans` in time order, those that overlap or touch made one: a truth line at the end of
+    /// one and another at the start of the next would share a millisecond.
+    static func merged(_ spans: [ClosedRange<Int64>]) -> [ClosedRange<Int64>] {
+        var out: [ClosedRange<Int64>] = []
+        for span in spans.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = out.last, span.lowerBound <= last.upperBound + 1 {
+                out[out.count - 1] = last.lowerBound...max(last.upperBound, span.upperBound)
+            } else {
+                out.append(span)
+            }
+        }
+        return out
+    }
+
+    /// Scores what was `reported` of `device` in store `store` against its truth within `spans`.
     public static func score(truth: [TruthChange], reported: [ReportedTransition], device: DeviceID, store: StoreNumber,
-                             span: ClosedRange<Int64>) -> EvaluationReport {
+                             spans: [ClosedRange<Int64>]) -> EvaluationReport {
         let mine = reported.filter { $0.device == device && $0.store == store }
-        return Evaluator.evaluate(truth: restricted(truth, device: device, store: store, to: span), reported: mine, end: span.upperBound)
+        let end = spans.map(\.upperBound).max() ?? 0
+        return Evaluator.evaluate(truth: restricted(truth, device: device, store: store, to: spans), reported: mine, end: end)
     }
 
     /// The device the walk is of: `name` when given (and the truth has lines for it), else the
