@@ -59,14 +59,14 @@ struct CalibrationSplitTests {
 
     static func row(_ name: String, _ outcome: Outcome) -> String {
         let gain = (outcome.after.sectionAccuracy - outcome.before.sectionAccuracy) * 100
-        return name.padding(toLength: 44, withPad: " ", startingAt: 0) + figures(outcome.before).padding(toLength: 34, withPad: " ", startingAt: 0)
-            + figures(outcome.after).padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "%+5.1f", gain)
+        return name.padding(toLength: 50, withPad: " ", startingAt: 0) + figures(outcome.before).padding(toLength: 40, withPad: " ", startingAt: 0)
+            + figures(outcome.after).padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%+5.1f", gain)
             + "   (\(outcome.after.trueSectionChanges) true changes)"
     }
 
-    static let header = "dataset / split (learnt → scored)".padding(toLength: 44, withPad: " ", startingAt: 0)
-        + "uncalibrated: acc / enters / p50/p95".padding(toLength: 34, withPad: " ", startingAt: 0)
-        + "fingerprint: acc / enters / p50/p95".padding(toLength: 34, withPad: " ", startingAt: 0) + "points"
+    static let header = "dataset / split (learnt → scored)".padding(toLength: 50, withPad: " ", startingAt: 0)
+        + "uncalibrated: acc / enters / p50/p95".padding(toLength: 40, withPad: " ", startingAt: 0)
+        + "fingerprint: acc / enters / p50/p95".padding(toLength: 40, withPad: " ", startingAt: 0) + "points"
 
     @Test("Kolakowski flat, rooms and anchor cells: learnt on some runs, scored on the others")
     func kolakowski() throws {
@@ -125,6 +125,8 @@ struct CalibrationSplitTests {
         rows.forEach { print($0) }
 
         // Floor: every uncalibrated rule is stuck near 60 % (section A is invisible uncalibrated).
+        // No floor on section enters: about half of those reported come while the car is outside
+        // the chamber, where its sniffers still hear it and the engine keeps it in the store.
         let lofo = try #require(results["leave one file out (10 folds)"])
         #expect(lofo.after.sectionAccuracy > lofo.before.sectionAccuracy, "calibration helps on held-out files")
         #expect(lofo.after.sectionAccuracy > 0.6)
