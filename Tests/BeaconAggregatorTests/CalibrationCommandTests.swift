@@ -79,6 +79,13 @@ struct CalibrationCommandTests {
         } catch {
             #expect(error.file == calibrationPath && error.issues.contains { $0.path == "$.stores[0].fingerprints[0].sd_db" }, "\(error)")
         }
+        let empty = try Self.site(calibration: "").appendingPathComponent("chain.json").path
+        do {
+            _ = try ChainConfig.load(path: empty)
+            Issue.record("an empty calibration file name was accepted")
+        } catch {
+            #expect(error.file == empty && error.issues.first?.path == "$.calibration" && error.description.contains("is empty"), "\(error)")
+        }
         var misfit = CalibrationFixture.calibration
         misfit.stores[0].fingerprints[0].gateway = "gw-gone"
         try misfit.fileText().write(toFile: calibrationPath, atomically: true, encoding: .utf8)

@@ -13,9 +13,11 @@ extension ChainConfig {
             throw ConfigError(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
         }
         var config = try load(contents: Array(data), file: path, tuning: tuning)
-        if let file = config.calibrationFile, !file.isEmpty {
-            config.calibration = try loadCalibration(calibrationPath(file, chainFile: path), named: file, chainFile: path, chain: config)
+        guard let file = config.calibrationFile else { return config }
+        guard !file.isEmpty else {
+            throw ConfigError(file: path, issues: [ConfigIssue(path: "$.calibration", message: "is empty: name the calibration file, or drop the key")])
         }
+        config.calibration = try loadCalibration(calibrationPath(file, chainFile: path), named: file, chainFile: path, chain: config)
         return config
     }
 
