@@ -73,13 +73,15 @@ let package = Package(
         // The decision engine, pure: the chain config model, per-link filters, section rules, store
         // entry and exit, restore. No MQTT, no file or network I/O: values in, values out.
         .target(name: "BeaconEngine", dependencies: ["BeaconCore"], swiftSettings: strict),
-        // The aggregator service around the engine: MQTT, validation, publishing, restore, snapshots.
+        // The aggregator service around the engine: MQTT, validation, the shared-state rules,
+        // publishing, restore, snapshots, metrics — as services for one ServiceGroup.
         .target(
             name: "BeaconAggregator",
             dependencies: [
                 "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
@@ -144,6 +146,7 @@ let package = Package(
                 "BeaconAggregator", "BeaconEngine", "BeaconCore", "BeaconWire", "BeaconMQTT", "BrokerHarness", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ], swiftSettings: strict),
         .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconEngine", "BeaconCore", "BeaconWire", "TestSupport"], swiftSettings: strict),
         // The deployment files (ACLs, broker configs, scripts) against real mosquitto brokers.
@@ -172,7 +175,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BeaconMQTTTests",
-            dependencies: ["BeaconMQTT", "BrokerHarness", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BeaconMQTT", "BrokerHarness", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
     ]
 )

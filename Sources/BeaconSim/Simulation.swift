@@ -29,6 +29,10 @@ public struct Simulation: Sendable {
     var truth: [(store: StoreNumber?, section: SectionNumber?)] = []
     var nextArrival: [Int64]
     var gain: [Double]
+    /// Shadowing bound to places, per gateway.
+    let field: ShadowField
+    /// Per person, per gateway of their store: the device's own offset towards it, dB.
+    var linkOffset: [[Double]] = []
     var seq: [UInt64]
     var pending: [[Observation]]
     var random: SeededRandom
@@ -55,6 +59,8 @@ public struct Simulation: Sendable {
             throw SimulationError.noPosition(gateway: g.id)
         }
         self.plans = plans
+        field = ShadowField(
+            gateways: chain.gateways.count, sigma: config.staticShadowSigma, length: config.staticShadowLength, seed: config.seed)
         random = SeededRandom(seed: config.seed)
         now = config.start
         gain = chain.gateways.map { _ in 0 }
@@ -149,6 +155,9 @@ public struct Simulation: Sendable {
         }
         people.append(person)
         shadow.append(chain.stores[store].gateways.map { _ in (person.random.gaussian() * config.shadowSigma, now) })
+        // A separate stream: with the offset switched off, every other draw stays as it was.
+        var own = r.fork(0x0FF5E7)
+        linkOffset.append(chain.stores[store].gateways.map { _ in own.gaussian() * config.deviceLinkSigma })
         truth.append((nil, nil))
     }
 

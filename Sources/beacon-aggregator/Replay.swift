@@ -123,34 +123,3 @@ struct Replay: ParsableCommand {
         FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\(duplicates)\n")
     }
 }
-
-/// Standard error, unbuffered, for problems.
-enum FileHandleStderr {
-    static func write(_ text: String) {
-        var text = text
-        text.withUTF8 { _ = Glibc.write(2, $0.baseAddress, $0.count) }
-    }
-}
-
-/// Standard output through a large buffer: replay prints many lines.
-struct BufferedStdout {
-    var buffer: [UInt8] = []
-
-    mutating func line(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        buffer.append(0x0A)
-        if buffer.count > 1 << 16 { flush() }
-    }
-
-    mutating func flush() {
-        buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
-                if n <= 0 { break }
-                offset += n
-            }
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
-}

@@ -22,6 +22,24 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Log-normal shadowing standard deviation, dB (0…20).")
     var shadowSigma: Double = SimulationConfig().shadowSigma
 
+    @Option(help: "How long the time-varying shadowing stays correlated on a link, seconds (0.1…600).")
+    var shadowSeconds: Double = SimulationConfig().shadowCorrelationSeconds
+
+    @Option(help: "Shadowing bound to places (a field over the floor per gateway), standard deviation, dB (0…20).")
+    var staticShadowSigma: Double = SimulationConfig().staticShadowSigma
+
+    @Option(help: "Correlation length of the place-bound shadowing, metres (0.1…20).")
+    var staticShadowLength: Double = SimulationConfig().staticShadowLength
+
+    @Option(help: "Each device's own offset towards each gateway (antenna, pocket), standard deviation, dB (0…20).")
+    var deviceLinkSigma: Double = SimulationConfig().deviceLinkSigma
+
+    @Option(help: "Per-advert fast fading, standard deviation, dB (0…20).")
+    var fadingSigma: Double = SimulationConfig().fadingSigma
+
+    @Option(help: "Log-distance path-loss exponent of the floor (1.5…5).")
+    var pathLossExponent: Double = SimulationConfig().pathLossExponent
+
     @Option(help: "Extra loss per section boundary (shelves, walls), dB (0…40).")
     var wallLoss: Double = SimulationConfig().wallLoss
 
@@ -57,6 +75,12 @@ struct SimulationOptions: ParsableArguments {
             throw ValidationError("--advert-interval \(advertInterval) is not SECONDS or MIN-MAX within 0.02…10 (e.g. 0.1-1)")
         }
         try check(shadowSigma, 0...20, "--shadow-sigma")
+        try check(shadowSeconds, 0.1...600, "--shadow-seconds")
+        try check(staticShadowSigma, 0...20, "--static-shadow-sigma")
+        try check(staticShadowLength, 0.1...20, "--static-shadow-length")
+        try check(deviceLinkSigma, 0...20, "--device-link-sigma")
+        try check(fadingSigma, 0...20, "--fading-sigma")
+        try check(pathLossExponent, 1.5...5, "--path-loss-exponent")
         try check(wallLoss, 0...40, "--wall-loss")
         try check(bodyLoss, 0...40, "--body-loss")
         try check(packetLoss, 0...0.99, "--packet-loss")
@@ -72,6 +96,12 @@ struct SimulationOptions: ParsableArguments {
         config.boundaryShare = boundaryShare
         config.advertInterval = advertIntervalRange ?? config.advertInterval
         config.shadowSigma = shadowSigma
+        config.shadowCorrelationSeconds = shadowSeconds
+        config.staticShadowSigma = staticShadowSigma
+        config.staticShadowLength = staticShadowLength
+        config.deviceLinkSigma = deviceLinkSigma
+        config.fadingSigma = fadingSigma
+        config.pathLossExponent = pathLossExponent
         config.wallLoss = wallLoss
         config.bodyLoss = bodyLoss
         config.packetLoss = packetLoss

@@ -4,7 +4,7 @@ import Testing
 @testable import BeaconAggregator
 @testable import BeaconEngine
 
-/// Deployment scenarios from a review of the silence rules: a broker outage with a staggered
+/// Deployment scenarios for the silence rules: a broker outage with a staggered
 /// reconnect, a gateway clock far behind, a crash-looping edge, and a buffer of old sightings
 /// arriving after the device left.
 @Suite("Engine: outages, restarts and clocks in deployment")
@@ -200,9 +200,9 @@ struct DeploymentScenarioTests {
         #expect(exitsOf(d, Fixture.tag).count == 2, "\(exitsOf(d, Fixture.tag))")
     }
 
-    /// A review found every restored device whose section's gateway had not delivered by the
-    /// first sweep went `unknown` and straight back to `inside` after a restart: a state blip every
-    /// consumer saw. Live (arrival clock) and replayed.
+    /// A restored device whose section's gateway has not delivered by the first sweep must not go
+    /// `unknown` and straight back to `inside` (a state blip every consumer would see). Live
+    /// (arrival clock) and replayed.
     @Test("after a restart, a device restored in the section of a gateway not heard from yet stays inside (no unknown blip)",
           arguments: [true, false])
     func restoredBeforeItsGatewayReports(_ live: Bool) throws {

@@ -5,8 +5,8 @@ import Testing
 @testable import BeaconAggregator
 @testable import BeaconEngine
 
-/// How the engine learns each gateway's batch window and copes with its clock: every case was a
-/// device stuck inside, flapping, or a crash in a review of the first version of these rules.
+/// How the engine learns each gateway's batch window and copes with its clock: each case would
+/// otherwise leave a device stuck inside, flapping, or crash the engine.
 @Suite("Engine: gateway windows and clocks")
 struct GatewayWindowTests {
     let t0: Int64 = 1_790_000_000_000

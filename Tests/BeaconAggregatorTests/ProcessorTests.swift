@@ -65,7 +65,7 @@ struct ProcessorTests {
             Issue.record("accepted: \(verdict)")
             return
         }
-        #expect(got == reason, "\(detail)")
+        #expect(got.code == reason, "\(detail)")
         #expect(p.counters.rejects[reason] == 1)
         let copy = try #require(out.first { $0.topic == "beaconnet/rejects/agg-test" })
         let decoded = try Reject.decode(copy.payload)
@@ -112,7 +112,7 @@ struct ProcessorTests {
         var out: [Outbound] = []
         let batch = Self.text(#"{"v":1,"gw":"gw-a","seq":1,"sent":1790000100000,"sightings":[]}"#)
         let verdict = p.handle(topic: "beaconnet/sightings/1/gw-a", payload: batch, now: Self.t0, into: &out)
-        #expect(verdict == .rejected(reason: "future_time", detail: "sent 1790000100000 is 100 s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)"))
+        #expect(verdict == .rejected(reason: .futureTime, detail: "sent 1790000100000 is 100 s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)"))
     }
 
     @Test("lag_ms is the clock minus the newest batch decided: it grows through a silence, though the clock ticks on")
@@ -174,7 +174,7 @@ struct ProcessorTests {
             Issue.record("accepted a batch 13 s ahead")
             return
         }
-        #expect(reason == "future_time")
+        #expect(reason == .futureTime)
     }
 
     @Test("the arrival clock: start-up is no reconnection; a stall or a wall-clock step does not age every gateway at once")
@@ -221,7 +221,7 @@ struct ProcessorTests {
             Issue.record("accepted a status an hour ahead")
             return
         }
-        #expect(reason == "future_time")
+        #expect(reason == .futureTime)
         #expect(p.engine.latestEventTime == .min)
     }
 
@@ -294,13 +294,13 @@ struct ProcessorTests {
         // forgotten and heard again (its seq started again at 1).
         let stale = state(.inside, since: Self.t0, lastSeen: Self.t0 + 5000, seq: 50)
         let later = state(.outside, since: Self.t0 + 1_300_000, lastSeen: Self.t0 + 1_270_000, seq: 3)
-        #expect(SnapshotFile.newest([stale], [later]) == [later])
-        #expect(SnapshotFile.newest([later], [stale]) == [later])
+        #expect(SharedStateArbiter.newest([stale], [later]) == [later])
+        #expect(SharedStateArbiter.newest([later], [stale]) == [later])
         // An exit by silence: heard last at the same time as the inside state, decided after it.
         let exited = state(.outside, since: Self.t0 + 40_000, lastSeen: Self.t0 + 5000, seq: 51)
-        #expect(SnapshotFile.newest([stale], [exited]) == [exited])
+        #expect(SharedStateArbiter.newest([stale], [exited]) == [exited])
         let again = state(.outside, since: Self.t0 + 40_000, lastSeen: Self.t0 + 5000, seq: 52)
-        #expect(SnapshotFile.newest([again], [exited]) == [again])
+        #expect(SharedStateArbiter.newest([again], [exited]) == [again])
     }
 
     @Test("state payloads restore a processor after a restart: no enter event for someone already inside")

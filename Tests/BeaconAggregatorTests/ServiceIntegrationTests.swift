@@ -1,8 +1,8 @@
 import Foundation
-import TestSupport
 import Logging
+import MetricsTestKit
 import ServiceLifecycle
-import Synchronization
+import TestSupport
 import Testing
 import BeaconCore
 import BeaconMQTT
@@ -103,7 +103,8 @@ struct ServiceIntegrationTests {
             """.write(toFile: acl, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: acl) }
         try await withBroker(BrokerConfiguration(extraConfiguration: ["acl_file \(acl)"])) { broker in
-            let aggregator = try RunningAggregator.start(broker, id: "agg-acl") { $0.statusInterval = .milliseconds(200) }
+            let metrics = TestMetrics()
+            let aggregator = try RunningAggregator.start(broker, id: "agg-acl", metrics: metrics) { $0.statusInterval = .milliseconds(200) }
             let service = aggregator.service
             let watch = try await Watcher.start(broker, ["beaconnet/#"])
             try await watch.until("status online") { $0.topic == "beaconnet/aggregators/agg-acl/status" && $0.text.contains("\"online\"") }
@@ -111,17 +112,20 @@ struct ServiceIntegrationTests {
             // Heard until now: from further back the silence rule (6 s at the least) could exit the
             // device before the count below is read, and its refused exit events would count too.
             try await LiveTraffic.publish(publisher, device: Fixture.phone, from: LiveTraffic.now() - 6_000, seconds: 6, levels: ["gw-a": -58])
-            // The enter events are refused (and were, before, retried for ever ahead of the rest);
-            // the state and occupancy decided with them arrive.
+            // The enter events are refused, and not retried ahead of the rest: the state and
+            // occupancy decided with them arrive.
             try await watch.until("the device's state") { $0.topic.hasPrefix("beaconnet/devices/") && $0.text.contains("\"inside\"") }
             try await watch.until("section occupancy") { $0.topic == "beaconnet/occupancy/1/10" && $0.text.contains("\"count\":1") }
             let events = watch.messages.filter { $0.topic.hasPrefix("beaconnet/events/") }.map { "\($0.topic) \($0.text)" }
             #expect(events.isEmpty)
             // The refusals are counted as their acknowledgements are collected, which may be just
             // after the broker forwarded what followed them.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while service.droppedPublishes < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            try await pollUntil("two dropped publishes", within: .seconds(5), explain: { "\(service.droppedPublishes) dropped" }) {
+                service.droppedPublishes >= 2
+            }
             #expect(service.droppedPublishes == 2)
+            let dropped = try metrics.expectCounter("beaconnet_aggregator_publishes_total", [("aggregator", "agg-acl"), ("outcome", "dropped")])
+            #expect(dropped.totalValue == 2)
             // ...and reported on the status topic, where the engineer on call looks.
             try await watch.until("dropped publishes on the status") {
                 $0.topic == "beaconnet/aggregators/agg-acl/status" && $0.text.contains("\"dropped_publishes\":2")
@@ -132,10 +136,16 @@ struct ServiceIntegrationTests {
         }
     }
 
-    @Test("kill -9 and restart: state is restored from the retained topics, no enter event is invented")
-    func killNineRestart() async throws {
+    /// The built `beacon-aggregator`, for tests that run it as a process.
+    static func builtAggregator() throws -> String {
         let binary = LiveTraffic.packageRoot.appendingPathComponent(".build/debug/beacon-aggregator").path
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first (swift build --build-tests): \(binary)")
+        return binary
+    }
+
+    @Test("kill -9 and restart: state is restored from the retained topics, no enter event is invented")
+    func killNineRestart() async throws {
+        let binary = try Self.builtAggregator()
         try await withBroker { broker in try await Self.killNineRestart(broker, binary: binary) }
     }
 
@@ -145,7 +155,7 @@ struct ServiceIntegrationTests {
         let encoder = JSONEncoder()
         try encoder.encode(Fixture.config()).write(to: URL(fileURLWithPath: config))
         let arguments = ["run", "--config", config, "--id", "agg-k9", "--port", "\(broker.port)", "--status-interval", "0.5"]
-        let watch = try await Watcher.start(broker, ["beaconnet/events/#", "beaconnet/aggregators/+/status"])
+        let watch = try await Watcher.start(broker, ["beaconnet/events/#", "beaconnet/devices/+/state", "beaconnet/aggregators/+/status"])
 
         var aggregator = try ChildProcess(executable: binary, arguments: arguments, outputFile: directory + "/agg1.log")
         try await watch.until("first instance online") { $0.topic.hasSuffix("/agg-k9/status") && $0.text.contains("\"online\"") }
@@ -153,7 +163,10 @@ struct ServiceIntegrationTests {
         let base = LiveTraffic.now() - 30_000
         try await LiveTraffic.publish(publisher, device: Fixture.phone, from: base, seconds: 8, levels: ["gw-a": -58], seq: 0)
         try await watch.until("entered section 10") { $0.topic == "beaconnet/events/1/10/enter" }
-        try await Task.sleep(for: .milliseconds(300))
+        // Killed once the broker holds the state to restore.
+        try await watch.until("the retained state inside section 10") {
+            $0.topic.hasPrefix("beaconnet/devices/") && (try? DeviceState.decode($0.payload))?.region == .section(SectionRef(store: 1, section: 10))
+        }
 
         aggregator.send(SIGKILL)
         #expect(await aggregator.waitForExit(timeout: .seconds(5)))
@@ -171,6 +184,7 @@ struct ServiceIntegrationTests {
             guard m.topic.hasSuffix("/agg-k9/status"), let s = try? AggregatorStatus.decode(m.payload) else { return false }
             return s.state == .online && (s.counters.sightings ?? 0) >= 32
         }
+        // Nothing may arrive: a quiet spell to catch a spurious enter, not a wait for readiness.
         try await Task.sleep(for: .milliseconds(500))
         let after = watch.messages.filter { $0.topic.hasSuffix("/enter") }
         #expect(before == 2)
@@ -185,8 +199,7 @@ struct ServiceIntegrationTests {
 extension ServiceIntegrationTests {
     @Test("SIGTERM with the broker gone: the aggregator still exits, within its drain bound")
     func shutdownWithBrokerDown() async throws {
-        let binary = LiveTraffic.packageRoot.appendingPathComponent(".build/debug/beacon-aggregator").path
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first (swift build --build-tests): \(binary)")
+        let binary = try Self.builtAggregator()
         try await withBroker { broker in try await Self.shutdownWithBrokerDown(broker, binary: binary) }
     }
 
@@ -199,107 +212,12 @@ extension ServiceIntegrationTests {
         try await watch.until("online") { $0.topic.hasSuffix("/agg-down/status") && $0.text.contains("\"online\"") }
         await watch.stop()
         try await broker.stop()
-        try await Task.sleep(for: .seconds(1))
+        // Both of its connections have seen the broker go.
+        try await pollUntil("the aggregator to lose both connections", within: .seconds(10)) {
+            let log = (try? String(contentsOfFile: broker.directory + "/agg.log", encoding: .utf8)) ?? ""
+            return log.components(separatedBy: "connection lost").count - 1 >= 2
+        }
         aggregator.send(SIGTERM)
         #expect(await aggregator.waitForExit(timeout: .seconds(12)), "the aggregator hung on shutdown without a broker")
-    }
-}
-
-/// Collects every message on some filters; waits for one that matches.
-final class Watcher: Sendable {
-    let client: MQTTClient
-    let received = Mutex<[MQTTMessage]>([])
-    let task: Mutex<Task<Void, Never>?> = Mutex(nil)
-
-    static func start(_ broker: Broker, _ filters: [String]) async throws -> Watcher {
-        let client = MQTTClient(configuration: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "watch-\(UInt32.random(in: 0...UInt32.max))"),
-                                logger: Logger(label: "test.watch"))
-        try await client.connect()
-        let subscription = try await client.subscribe(to: filters, qos: .atLeastOnce)
-        let watcher = Watcher(client: client)
-        let task = Task { for await m in subscription { watcher.received.withLock { $0.append(m) } } }
-        watcher.task.withLock { $0 = task }
-        return watcher
-    }
-
-    init(client: MQTTClient) { self.client = client }
-
-    var messages: [MQTTMessage] { received.withLock { $0 } }
-    func count(_ predicate: (MQTTMessage) -> Bool) -> Int { messages.filter(predicate).count }
-    func clear() { received.withLock { $0.removeAll() } }
-
-    @discardableResult
-    func until(_ what: String, timeout: Duration = .seconds(15), _ predicate: (MQTTMessage) -> Bool) async throws -> MQTTMessage {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let m = messages.first(where: predicate) { return m }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        // A last look: this task may only wake after the deadline when the machine is busy.
-        if let m = messages.first(where: predicate) { return m }
-        let seen = messages.suffix(8).map { "\($0.topic) \($0.text.prefix(160))" }.joined(separator: "\n  ")
-        throw WatchTimeout(description: "timed out waiting for \(what); last messages:\n  \(seen)")
-    }
-
-    func stop() async {
-        task.withLock { $0?.cancel() }
-        await client.disconnect()
-    }
-}
-
-struct WatchTimeout: Error, CustomStringConvertible { let description: String }
-
-extension MQTTMessage {
-    var text: String { String(decoding: payload, as: UTF8.self) }
-}
-
-/// An ``AggregatorService`` on the fixture chain, running in a service group against `broker`.
-struct RunningAggregator {
-    let service: AggregatorService
-    let group: ServiceGroup
-    let running: Task<Void, any Error>
-
-    static func start(_ broker: Broker, id: String, _ tune: (inout AggregatorSettings) -> Void = { _ in }) throws -> RunningAggregator {
-        var settings = AggregatorSettings(
-            chain: try Fixture.config().resolve(), mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: id),
-            aggregator: try AggregatorID(id), version: "test")
-        tune(&settings)
-        let service = AggregatorService(settings: settings, logger: Logger(label: "test.aggregator"))
-        let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
-        return RunningAggregator(service: service, group: group, running: Task { try await group.run() })
-    }
-
-    /// Shuts it down gracefully and waits until it has stopped.
-    func stop() async throws {
-        await group.triggerGracefulShutdown()
-        try await running.value
-    }
-}
-
-enum LiveTraffic {
-    static let packageRoot = TestPaths.packageRoot
-
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
-
-    static func client(_ broker: Broker) async throws -> MQTTClient {
-        let client = MQTTClient(configuration: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "edge-sim-\(UInt32.random(in: 0...UInt32.max))"),
-                                logger: Logger(label: "test.edge"))
-        try await client.connect()
-        return client
-    }
-
-    /// `seconds` one-second batches from every gateway of store 1, starting at event time `from`;
-    /// the gateways in `levels` hear `device` four times a second.
-    static func publish(_ client: MQTTClient, device: DeviceID, from: Int64, seconds: Int, levels: [String: Int], seq: UInt64 = 0) async throws {
-        for second in 0..<seconds {
-            for gw in ["gw-a", "gw-b", "gw-b2", "gw-c"] {
-                let start = from + Int64(second) * 1000
-                let sightings = levels[gw].map { level in
-                    (0..<4).map { Sighting(device: device, time: start + Int64($0) * 250, rssi: level, txPower: -59) }
-                } ?? []
-                let batch = SightingBatch(gateway: try GatewayID(gw), sequence: seq + UInt64(second), sent: start + 1000, sightings: sightings)
-                try await client.publish(to: "beaconnet/sightings/1/\(gw)", payload: batch.encoded(), qos: .atLeastOnce, retain: false)
-            }
-        }
     }
 }

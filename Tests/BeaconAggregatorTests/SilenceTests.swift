@@ -6,7 +6,7 @@ import Testing
 
 /// Silence as evidence of leaving, against the ways gateways actually report: long batch windows,
 /// lost heartbeats, clocks behind, statuses without batches, gateways never installed. Each case
-/// was a stuck device or a false exit in a review of the first version of these rules.
+/// would otherwise be a stuck device or a false exit.
 @Suite("Engine: silence across real gateways")
 struct SilenceTests {
     let t0: Int64 = 1_790_000_000_000

@@ -4,6 +4,7 @@ import BeaconMQTT
 import BeaconWire
 import BrokerHarness
 import Foundation
+import TestSupport
 import Testing
 
 /// The whole edge against a real mosquitto: replay a capture through the services, stop the broker

@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconEdge
 import BrokerHarness
 import MetricsTestKit
+import TestSupport
 import Testing
 
 /// The edge's swift-metrics counters and timer, with the gateway as a dimension.

@@ -13,7 +13,11 @@ struct EngineTests {
         d.batch("gw-a", sent: t0 + 1000, [(Fixture.phone, t0 + 100, -60), (Fixture.phone, t0 + 200, -61)])
         #expect(d.transitions.isEmpty)
         d.batch("gw-a", sent: t0 + 2000, [(Fixture.phone, t0 + 1100, -60)])
+        // Enough evidence; the entry waits for the store's other gateways to report that second.
+        #expect(d.transitions.isEmpty)
+        for gateway in ["gw-b", "gw-b2", "gw-c"] { d.batch(gateway, sent: t0 + 2000, []) }
         #expect(d.transitions == ["enter 1", "enter 1/10"])
+        #expect(d.transitionEvents.first?.time == t0 + 1100, "dated when the evidence sufficed")
         let state = try #require(d.states.last)
         #expect(state.state == .inside && state.section == d.engine.chain.sectionIndex(store: 1, section: 10))
     }
@@ -581,4 +585,31 @@ func leadState(_ engine: AggregationEngine, _ device: DeviceID) throws -> LeadRu
     let track = try #require(engine.devices.track(of: device))
     let slot = try #require(engine.sectionRule as? SectionRuleSlot<LeadRule>)
     return slot.state(of: track)
+}
+
+@Suite("Engine: moves between neighbouring stores")
+struct StoreMoveTests {
+    let t0: Int64 = 1_790_000_000_000
+
+    @Test("a device still heard faintly by its store moves once the neighbour's gateway leads by over the margin long enough")
+    func movesOnLead() throws {
+        var d = Driver(try Fixture.engine())
+        d.hear(Fixture.phone, ["gw-a": -60, "gw-h": -85], from: t0, to: t0 + 10_000)
+        #expect(d.transitions == ["enter 1", "enter 1/10"])
+        d.clear()
+        // Walked next door: store 1's gateway still hears it through the wall, 20 dB under gw-h.
+        d.hear(Fixture.phone, ["gw-a": -80, "gw-h": -60], from: t0 + 10_000, to: t0 + 20_000)
+        #expect(d.transitions == ["exit 1/10", "exit 1", "enter 2", "enter 2/1"])
+        let moved = try #require(d.transitionEvents.first).time - (t0 + 10_000)
+        #expect(moved < 5_000, "moved \(moved) ms after the walk, while store 1 still heard it")
+    }
+
+    @Test("a lead under the margin, however long, moves nobody between stores")
+    func staysUnderMargin() throws {
+        var d = Driver(try Fixture.engine())
+        d.hear(Fixture.phone, ["gw-a": -60, "gw-h": -85], from: t0, to: t0 + 10_000)
+        d.clear()
+        d.hear(Fixture.phone, ["gw-a": -70, "gw-h": -63], from: t0 + 10_000, to: t0 + 120_000)
+        #expect(d.transitions.isEmpty, "\(d.transitions)")
+    }
 }

@@ -1,6 +1,7 @@
 import BeaconMQTT
 import BrokerHarness
 import Foundation
+import TestSupport
 import Testing
 
 /// Connecting, authenticating, TLS, the Last Will, reconnecting and disconnecting, against a

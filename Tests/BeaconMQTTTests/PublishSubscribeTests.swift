@@ -1,6 +1,7 @@
 import BeaconMQTT
 import BrokerHarness
 import Foundation
+import TestSupport
 import Testing
 
 /// Publish and subscribe against a real mosquitto: delivery at each QoS, retained messages,

@@ -56,6 +56,8 @@ struct RestartTests {
         try await Task.sleep(for: .seconds(5))
         instance.send(SIGTERM)
         #expect(await instance.waitForExit(timeout: .seconds(15)), "the aggregator did not stop on SIGTERM")
+        // The final status reaches the recorder through the broker after the process has exited.
+        try await recorder.until("the first aggregator's final status", timeout: .seconds(10)) { $0.aggregator?.state == .offline }
         let graceful = try #require(recorder.latestStatus(where: { $0.state == .offline }), "no final status from the first aggregator")
         let afterGraceful = try Self.progress(snapshot)
         #expect(graceful.counters.batches == afterGraceful.values.reduce(0) { $0 + $1 + 1 },
@@ -94,6 +96,7 @@ struct RestartTests {
         }
         instance.send(SIGTERM)
         #expect(await instance.waitForExit(timeout: .seconds(15)))
+        try await recorder.until("the third aggregator's final status", timeout: .seconds(10)) { $0.aggregator?.state == .offline }
         let final = try #require(recorder.latestStatus(where: { $0.state == .offline }))
         let gap = final.counters.restartGap.values.reduce(0, +)
         print("aggregator restarts: \(recorder.batchCount) batches published through the bridge; after kill -9: \(downtimeBatches) published while down, restart gap \(gap) batch(es), loss \(final.counters.loss.values.reduce(0, +)), \(final.counters.batches ?? 0) processed by the third run")
@@ -279,6 +282,7 @@ extension RestartTests {
         }
         decider.send(SIGTERM)
         #expect(await decider.waitForExit(timeout: .seconds(15)))
+        try await recorder.until("the aggregator's final status", timeout: .seconds(10)) { $0.aggregator?.state == .offline }
         let final = try #require(recorder.latestStatus(where: { $0.state == .offline }))
         let events = recorder.events()
         print("edge restarts: \(arrived) batches reached the central broker, the aggregator processed \(final.counters.batches ?? 0) (loss \(final.counters.loss.values.reduce(0, +))); events: \(events.map { "\($0.kind) \($0.region)" })")

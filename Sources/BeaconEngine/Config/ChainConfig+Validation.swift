@@ -13,13 +13,19 @@ extension ChainConfig {
     /// sections that do not exist, and tuning values that make no sense.
     public func validate() -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
-        func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
-
         if !Self.isUUID(siteUUID) {
-            issue("$.site_uuid", "\"\(siteUUID)\" is not a UUID (XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX, hex digits)")
+            issues.append(ConfigIssue(path: "$.site_uuid", message: "\"\(siteUUID)\" is not a UUID (XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX, hex digits)"))
         }
-        if stores.isEmpty { issue("$.stores", "no store is configured") }
+        if stores.isEmpty { issues.append(ConfigIssue(path: "$.stores", message: "no store is configured")) }
+        let sectionsByStore = validateStores(into: &issues)
+        validateGateways(sectionsByStore: sectionsByStore, into: &issues)
+        issues += tuning.validate()
+        return issues
+    }
 
+    /// Stores and their sections; returns each store's section numbers.
+    private func validateStores(into issues: inout [ConfigIssue]) -> [Int: Set<Int>] {
+        func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
         var storePaths: [Int: String] = [:]
         var sectionsByStore: [Int: Set<Int>] = [:]
         for (i, store) in stores.enumerated() {
@@ -36,43 +42,55 @@ extension ChainConfig {
             if store.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 issue("\(path).name", "is empty: events and occupancy carry the store's name")
             }
-            var minors: [Int: Int] = [:]
-            for (j, section) in store.sections.enumerated() {
-                let spath = "\(path).sections[\(j)]"
-                if !(0...65535).contains(section.minor) {
-                    issue("\(spath).minor", "\(section.minor) is out of range 0…65535 (a section is an iBeacon minor)")
-                }
-                if let first = minors[section.minor] {
-                    issue("\(spath).minor", "section \(section.minor) is already defined at \(path).sections[\(first)]")
-                } else {
-                    minors[section.minor] = j
-                }
-                if let polygon = section.polygon {
-                    if polygon.count < 3 {
-                        issue("\(spath).polygon", "a polygon needs at least 3 points, it has \(polygon.count)")
-                    }
-                    for (k, point) in polygon.enumerated() where point.count != 2 || !point.allSatisfy(Self.isCoordinate) {
-                        issue("\(spath).polygon[\(k)]", "a point is [x, y] in metres, each within ±\(Int(Self.maxCoordinate))")
-                    }
-                } else if section.streetDoor {
-                    issue("\(spath).street_door", "a street door is placed on the section's polygon, and this section has none")
-                }
-                if section.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                    issue("\(spath).name", "is empty: events and occupancy carry the section's name")
-                }
-            }
-            for (j, section) in store.sections.enumerated() {
-                for (k, other) in (section.adjacent ?? []).enumerated() {
-                    if minors[other] == nil {
-                        issue("\(path).sections[\(j)].adjacent[\(k)]", "section \(other) is not a section of store \(store.major)")
-                    } else if other == section.minor {
-                        issue("\(path).sections[\(j)].adjacent[\(k)]", "a section is not adjacent to itself")
-                    }
-                }
-            }
-            sectionsByStore[store.major, default: []].formUnion(minors.keys)
+            let minors = validateSections(of: store, at: path, into: &issues)
+            sectionsByStore[store.major, default: []].formUnion(minors)
         }
+        return sectionsByStore
+    }
 
+    /// One store's sections: numbers, polygons, names, adjacency; returns their numbers.
+    private func validateSections(of store: Store, at path: String, into issues: inout [ConfigIssue]) -> Set<Int> {
+        func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
+        var minors: [Int: Int] = [:]
+        for (j, section) in store.sections.enumerated() {
+            let spath = "\(path).sections[\(j)]"
+            if !(0...65535).contains(section.minor) {
+                issue("\(spath).minor", "\(section.minor) is out of range 0…65535 (a section is an iBeacon minor)")
+            }
+            if let first = minors[section.minor] {
+                issue("\(spath).minor", "section \(section.minor) is already defined at \(path).sections[\(first)]")
+            } else {
+                minors[section.minor] = j
+            }
+            if let polygon = section.polygon {
+                if polygon.count < 3 {
+                    issue("\(spath).polygon", "a polygon needs at least 3 points, it has \(polygon.count)")
+                }
+                for (k, point) in polygon.enumerated() where point.count != 2 || !point.allSatisfy(Self.isCoordinate) {
+                    issue("\(spath).polygon[\(k)]", "a point is [x, y] in metres, each within ±\(Int(Self.maxCoordinate))")
+                }
+            } else if section.streetDoor {
+                issue("\(spath).street_door", "a street door is placed on the section's polygon, and this section has none")
+            }
+            if section.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                issue("\(spath).name", "is empty: events and occupancy carry the section's name")
+            }
+        }
+        for (j, section) in store.sections.enumerated() {
+            for (k, other) in (section.adjacent ?? []).enumerated() {
+                if minors[other] == nil {
+                    issue("\(path).sections[\(j)].adjacent[\(k)]", "section \(other) is not a section of store \(store.major)")
+                } else if other == section.minor {
+                    issue("\(path).sections[\(j)].adjacent[\(k)]", "a section is not adjacent to itself")
+                }
+            }
+        }
+        return Set(minors.keys)
+    }
+
+    /// Gateways: ids, where they are installed, positions, calibration; and sections none can hear.
+    private func validateGateways(sectionsByStore: [Int: Set<Int>], into issues: inout [ConfigIssue]) {
+        func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
         var gatewayPaths: [String: String] = [:]
         var heard: Set<[Int]> = []
         for (i, gateway) in gateways.enumerated() {
@@ -111,9 +129,6 @@ extension ChainConfig {
                 issue("$.stores[\(i)].sections[\(j)]", "section \(section.minor) of store \(store.major) has no gateway, so nobody could ever be located there")
             }
         }
-
-        issues += tuning.validate()
-        return issues
     }
 
     /// True for the canonical 8-4-4-4-12 hex form (either case).
@@ -156,6 +171,7 @@ extension Tuning {
         check(latenessSeconds.isFinite && (0...60).contains(latenessSeconds), "lateness_s", "must be 0…60 s")
         check(storefrontDB.isFinite && (0...40).contains(storefrontDB), "storefront_db", "must be 0…40 dB")
         check(wallDB.isFinite && (0...20).contains(wallDB), "wall_db", "must be 0…20 dB")
+        check(windowSeconds.isFinite && (0.5...60).contains(windowSeconds), "window_s", "must be 0.5…60 s")
         return issues
     }
 }

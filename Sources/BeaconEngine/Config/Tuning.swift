@@ -19,6 +19,9 @@ public struct Tuning: Codable, Sendable, Equatable {
         /// Strongest single gateway wins at once — what most hobby presence systems do. Kept as the
         /// baseline the evaluator compares against; not for production.
         case nearest
+        /// The gateway with the strongest mean RSSI over the last `window_s` wins at once — the
+        /// simple rule peers ship, and the baseline every figure is reported beside.
+        case strongest
         /// The calibrated rule: a forward filter over the store's sections whose evidence is the
         /// store's fingerprints from the chain's `calibration` file (what each gateway hears, and
         /// how often, in each section, learnt from a walk by `beacon-aggregator calibrate`), with a
@@ -100,6 +103,8 @@ public struct Tuning: Codable, Sendable, Equatable {
     public var gatewaySilenceSeconds: Double = 15
     /// `lateness_s` (default 2): how late a batch may arrive and still be decided in order (watermark).
     public var latenessSeconds: Double = 2
+    /// `window_s` (default 4): the `strongest` rule's window, seconds.
+    public var windowSeconds: Double = 4
 
     public init() {}
 
@@ -112,6 +117,7 @@ public struct Tuning: Codable, Sendable, Equatable {
         case staleAfterSeconds = "stale_after_s", pathLossExponent = "path_loss_exponent"
         case defaultMeasuredPower = "default_measured_power", gatewaySilenceSeconds = "gateway_silence_s"
         case latenessSeconds = "lateness_s", streetExit = "street_exit", storefrontDB = "storefront_db", wallDB = "wall_db"
+        case windowSeconds = "window_s"
     }
 
     /// One of a fixed set of names; an unknown one is an error that lists them.
@@ -147,5 +153,6 @@ public struct Tuning: Codable, Sendable, Equatable {
         streetExit = try c.decodeIfPresent(Bool.self, forKey: .streetExit) ?? d.streetExit
         storefrontDB = try c.decodeIfPresent(Double.self, forKey: .storefrontDB) ?? d.storefrontDB
         wallDB = try c.decodeIfPresent(Double.self, forKey: .wallDB) ?? d.wallDB
+        windowSeconds = try c.decodeIfPresent(Double.self, forKey: .windowSeconds) ?? d.windowSeconds
     }
 }

@@ -26,6 +26,11 @@ struct DeviceTrack: Sendable {
     var lastSeenInStore: EventTime?
     /// The store collecting entry evidence, if any.
     var entry: EntryCandidate?
+    /// The device's clock at its first sighting in its store since the section was last decided:
+    /// the decision waits until every live gateway of the store has reported up to there.
+    var pendingSection: EventTime?
+    /// The store whose queue of decisions awaiting its gateways holds this device, if any.
+    var queuedIn: Int?
     /// The reception rate in the current store (the adaptive exit's evidence).
     var rate = ReceptionRate()
     /// The street test's belief that the device is walking away outside.
@@ -61,4 +66,19 @@ struct EntryCandidate: Sendable {
     var count: Int
     /// Start of the evidence window.
     var start: EventTime
+    /// When the evidence sufficed: the entry waits until every live gateway of the store has
+    /// reported up to then, so the first section is chosen on all of them.
+    var readyAt: EventTime?
+    /// For a device inside another store: the lead of this store's strongest fresh link over its
+    /// own store's, summed over time less the switch margin (the lead rule's test, between stores).
+    var lead: StoreLead?
+}
+
+/// The sum of one store's lead over another's, as the lead rule sums a section's.
+struct StoreLead: Sendable {
+    /// The running sum of the lead over the margin, dB·s.
+    var sum: Double
+    /// The last look's lead, dB, and its time.
+    var lead: Double
+    var time: EventTime
 }

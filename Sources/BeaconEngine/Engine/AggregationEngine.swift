@@ -41,6 +41,11 @@ public struct AggregationEngine: Sendable {
     let gatewayCalibration: [Double]
     /// Per gateway, its index among its store's gateways (the local order of the store's models).
     let gatewayLocalIndex: [Int32]
+    /// Whether the configured rule wants every sighting, not only the filtered links.
+    let ruleHearsSightings: Bool
+    /// Per store, the devices whose section or entry awaits the store's gateways
+    /// (Store/AggregationEngine+Awaiting.swift).
+    var awaiting: [[Int]]
     /// Devices per store and section.
     var occupancy: OccupancyTally
     /// Event time, the watermark and the arrival clock.
@@ -60,6 +65,8 @@ public struct AggregationEngine: Sendable {
         self.chain = chain
         gateways = Array(repeating: GatewayTrack(), count: chain.gateways.count)
         sectionRule = SectionRules.make(for: chain)
+        ruleHearsSightings = sectionRule.hearsEverySighting
+        awaiting = Array(repeating: [], count: chain.stores.count)
         streetModels = chain.stores.indices.map { chain.tuning.streetExit ? StreetModel(chain: chain, store: $0) : nil }
         gatewayStore = chain.gateways.map { Int32($0.store) }
         gatewaySection = chain.gateways.map { Int32($0.section) }

@@ -68,6 +68,7 @@ extension AggregationEngine {
         }
         feed(&self, gateway, &out)
         noteEventTime(sent, into: &out)
+        decideAwaiting(inStoreOf: gateway, into: &out)
         return .accepted
     }
 

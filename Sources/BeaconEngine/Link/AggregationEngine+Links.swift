@@ -21,6 +21,10 @@ extension AggregationEngine {
         let power = sighting.measuredPower.map(Double.init) ?? tuning.defaultMeasuredPower
         let variance = tuning.measurementNoiseDB * tuning.measurementNoiseDB
         tracks[track].lastSeen = max(tracks[track].lastSeen ?? time, time)
+        if ruleHearsSightings {
+            sectionRule.heard(track: track, SectionSighting(
+                gateway: Int32(gateway), section: gatewaySection[gateway], store: gatewayStore[gateway], rssi: rssi, time: time))
+        }
         if let index = tracks[track].linkIndex(Int32(gateway)) {
             tracks[track].links[index].filter.update(rssi: rssi, time: time, processNoise: tuning.processNoise, measurementVariance: variance)
             tracks[track].links[index].lastRSSI = rssi

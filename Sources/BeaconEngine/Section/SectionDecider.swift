@@ -17,6 +17,10 @@ protocol SectionDecider: Sendable {
     func isWatching(track: Int) -> Bool
     /// See ``SectionRule/confidence(_:store:section:evidence:)``.
     func confidence(track: Int, store: Int, section: Int?, evidence: SectionEvidence) -> Double?
+    /// See ``SectionRule/hearsEverySighting``.
+    var hearsEverySighting: Bool { get }
+    /// See ``SectionRule/heard(_:_:)``.
+    mutating func heard(track: Int, _ sighting: SectionSighting)
 }
 
 /// A rule and its devices' states, by track index.
@@ -56,6 +60,10 @@ struct SectionRuleSlot<Rule: SectionRule>: SectionDecider {
     func confidence(track: Int, store: Int, section: Int?, evidence: SectionEvidence) -> Double? {
         rule.confidence(states[track], store: store, section: section, evidence: evidence)
     }
+
+    var hearsEverySighting: Bool { rule.hearsEverySighting }
+
+    mutating func heard(track: Int, _ sighting: SectionSighting) { rule.heard(&states[track], sighting) }
 }
 
 /// The rules `tuning.rule` names.
@@ -66,6 +74,7 @@ enum SectionRules {
         case .hysteresis: SectionRuleSlot(LeadRule(chain: chain))
         case .hmm: SectionRuleSlot(PosteriorRule(chain: chain))
         case .nearest: SectionRuleSlot(NearestRule())
+        case .strongest: SectionRuleSlot(StrongestRule(chain: chain))
         case .fingerprint: SectionRuleSlot(FingerprintRule(chain: chain))
         }
     }

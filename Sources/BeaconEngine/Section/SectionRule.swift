@@ -35,6 +35,24 @@ protocol SectionRule: Sendable {
 
     /// How sure the rule is that the device is in `section` of `store`; nil leaves the last figure.
     func confidence(_ state: DeviceState, store: Int, section: Int?, evidence: SectionEvidence) -> Double?
+
+    /// Whether the rule wants every sighting (``heard(_:_:)``), not only the filtered links.
+    var hearsEverySighting: Bool { get }
+
+    /// A sighting of the device, calibrated, as it arrives (rules that keep their own window).
+    func heard(_ state: inout DeviceState, _ sighting: SectionSighting)
+}
+
+/// One calibrated sighting, as a rule that keeps its own window reads it.
+struct SectionSighting: Sendable {
+    /// Indices of the gateway, its section and its store.
+    var gateway: Int32
+    var section: Int32
+    var store: Int32
+    /// Calibrated RSSI, dBm.
+    var rssi: Double
+    /// The sighting's event time.
+    var time: EventTime
 }
 
 /// What a section rule decided.
@@ -64,4 +82,9 @@ extension SectionRule {
     func confidence(_ state: DeviceState, store: Int, section: Int?, evidence: SectionEvidence) -> Double? {
         evidence.leadConfidence(of: section)
     }
+
+    /// Most rules weigh the filtered links only.
+    var hearsEverySighting: Bool { false }
+
+    func heard(_ state: inout DeviceState, _ sighting: SectionSighting) {}
 }

@@ -7,7 +7,9 @@ extension AggregationEngine {
         tracks[track].section = nil
         tracks[track].stateSince = time
         tracks[track].storeSince = time
-        tracks[track].lastSeenInStore = time
+        // Sightings that came in while the entry awaited the store's gateways count as in it.
+        let heardSince = tracks[track].links.lazy.filter { Int($0.store) == store }.map(\.filter.time).max()
+        tracks[track].lastSeenInStore = max(time, heardSince ?? time)
         tracks[track].entry = nil
         sectionRule.stopWatching(track: track)
         tracks[track].rate = ReceptionRate()

@@ -1,7 +1,8 @@
 extension AggregationEngine {
-    /// Where a sighting by `gateway` at `time` puts the device: into a store once there is enough
-    /// evidence, into another store it has clearly moved to, back from `unknown`, or — in its own
-    /// store — through the section rule and the street test.
+    /// What a sighting by `gateway` at `time` starts: the evidence for entering a store (or another
+    /// store it may have moved to), a return from `unknown`, or — in its own store — a section
+    /// decision and the street test. The decisions themselves wait until every live gateway of
+    /// the store has reported up to the sighting (Store/AggregationEngine+Awaiting.swift).
     mutating func place(_ track: Int, heardBy gateway: Int, at time: EventTime, into out: inout [EngineOutput]) {
         let store = Int(gatewayStore[gateway])
         // Decisions run on the device's own clock, which never goes back: reports from different
@@ -18,20 +19,12 @@ extension AggregationEngine {
                 _ = streetStep(track, store: store, at: now)
                 guard tracks[track].street.probability < Street.reentryProbability else { return }
             }
-            if gatherEntryEvidence(track, store: store, at: now) {
-                enterStore(track, store: store, at: now, into: &out)
-            }
+            gatherEntryEvidence(track, store: store, at: now)
         case .inside, .unknown:
             if store == tracks[track].store {
                 heardInOwnStore(track, store: store, at: time, now: now, into: &out)
-            } else if gatherEntryEvidence(track, store: store, at: now) {
-                // Heard convincingly in another store while the current one has gone quiet: it moved.
-                let stale = Int64(tuning.staleAfterSeconds * 1000)
-                let quiet = tracks[track].lastSeenInStore.map { now - $0 >= stale } ?? true
-                if quiet {
-                    exitStore(track, at: now, into: &out)
-                    enterStore(track, store: store, at: now, into: &out)
-                }
+            } else {
+                gatherEntryEvidence(track, store: store, at: now)
             }
         }
     }
@@ -46,27 +39,78 @@ extension AggregationEngine {
             tracks[track].state = .inside
             // Not before the unknown spell it ends (a batch can carry older sightings).
             tracks[track].stateSince = max(now, tracks[track].stateSince)
-            decideSection(track, at: now, into: &out)
             emitState(track, at: now, into: &out)
-            return
         }
-        decideSection(track, at: now, into: &out)
-        if streetModels[store] != nil && streetStep(track, store: store, at: now) {
-            exitStore(track, at: now, into: &out)
-            tracks[track].street.exit = (store, now)
-        }
+        // Its section is decided once every live gateway of the store has reported up to now.
+        if tracks[track].pendingSection == nil { tracks[track].pendingSection = now }
+        queue(track, in: store)
     }
 
-    /// Counts a sighting towards entering `store`; true once there is enough evidence
-    /// (`min_sightings_to_enter` within `enter_window_s`).
-    mutating func gatherEntryEvidence(_ track: Int, store: Int, at time: EventTime) -> Bool {
+    /// Counts a sighting towards entering `store`; once there is enough evidence
+    /// (`min_sightings_to_enter` within `enter_window_s`) the entry awaits the store's gateways,
+    /// dated now. A device inside another store moves only once that store has gone quiet about
+    /// it (`stale_after_s`), or once this store's strongest link has led its own store's by more
+    /// than `switch_margin_db` for long enough (``storeLeads(_:to:candidate:at:)``): a device
+    /// walking out into a neighbour's floor is still heard through the wall.
+    mutating func gatherEntryEvidence(_ track: Int, store: Int, at time: EventTime) {
+        if let entry = tracks[track].entry, entry.store == store, entry.readyAt != nil { return }
         let window = Int64(tuning.enterWindowSeconds * 1000)
         var candidate = tracks[track].entry ?? EntryCandidate(store: store, count: 0, start: time)
         if candidate.store != store || time - candidate.start > window {
+            let lead = candidate.store == store ? candidate.lead : nil
             candidate = EntryCandidate(store: store, count: 0, start: time)
+            candidate.lead = lead
         }
         candidate.count += 1
+        var ready = candidate.count >= tuning.minSightingsToEnter
+        if tracks[track].state != .outside {
+            let leads = storeLeads(track, to: store, candidate: &candidate, at: time)
+            ready = ready && (ownStoreIsQuiet(track, at: time) || leads)
+        }
+        if ready {
+            candidate.readyAt = time
+            queue(track, in: store)
+        }
         tracks[track].entry = candidate
-        return candidate.count >= tuning.minSightingsToEnter
+    }
+
+    /// Whether the device's own store has not heard it for `stale_after_s` at `time`: heard
+    /// convincingly in another store meanwhile, it has moved there.
+    func ownStoreIsQuiet(_ track: Int, at time: EventTime) -> Bool {
+        let stale = Int64(tuning.staleAfterSeconds * 1000)
+        return tracks[track].lastSeenInStore.map { time - $0 >= stale } ?? true
+    }
+
+    /// The lead rule's test between stores: `store`'s strongest fresh link against the device's
+    /// own store's, less the margin, summed over time (trapezoids, each step at most
+    /// `stale_after_s`, floored at zero); true when the sum has reached margin × 1 s while the lead
+    /// is still over the margin — a lead of twice the margin held for a second.
+    mutating func storeLeads(_ track: Int, to store: Int, candidate: inout EntryCandidate, at time: EventTime) -> Bool {
+        guard let own = tracks[track].store, let there = strongestFreshLink(track, in: store, at: time) else { return false }
+        let margin = tuning.switchMarginDB
+        let here = strongestFreshLink(track, in: own, at: time) ?? -.infinity
+        let lead = min(3 * margin, max(-3 * margin, there - here))
+        var sum = 0.0
+        if let last = candidate.lead {
+            guard time >= last.time else { return false }
+            let dt = Double(min(time - last.time, Int64(tuning.staleAfterSeconds * 1000))) / 1000
+            sum = max(0, last.sum + ((last.lead + lead) / 2 - margin) * dt)
+        }
+        candidate.lead = StoreLead(sum: sum, lead: lead, time: time)
+        return lead > margin && sum >= margin * Self.storeMoveSeconds
+    }
+
+    /// How long, at a lead of twice the margin, another store's link must lead before the device
+    /// has moved there, seconds: long enough for a turn of the body at a shared wall to pass.
+    static let storeMoveSeconds = 1.0
+
+    /// The strongest fresh filtered level among the device's links to `store`'s gateways.
+    func strongestFreshLink(_ track: Int, in store: Int, at time: EventTime) -> Double? {
+        let stale = Int64(tuning.staleAfterSeconds * 1000)
+        var best: Double?
+        for link in tracks[track].links where Int(link.store) == store && time - link.filter.time <= stale {
+            best = max(best ?? link.filter.estimate, link.filter.estimate)
+        }
+        return best
     }
 }

@@ -10,6 +10,10 @@ extension AggregationEngine {
     mutating func sweep(at watermark: EventTime, into out: inout [EngineOutput]) {
         let listening = listening(at: watermark)
         let heardTo = storesHeardTo(listening)
+        // Decisions still awaiting a gateway that lags the watermark are made now.
+        for store in awaiting.indices where !awaiting[store].isEmpty {
+            decideAwaiting(store: store, upTo: max(heardTo[store] ?? watermark, watermark), into: &out)
+        }
         let timeout = Int64(tuning.exitTimeoutSeconds * 1000)
         for track in tracks.indices {
             guard let store = tracks[track].store, tracks[track].isInStore else {
@@ -70,23 +74,26 @@ extension AggregationEngine {
     /// after start a gateway not heard yet may be one with a long window still filling its first:
     /// it holds the store's silences at the start until it reports.
     func storesHeardTo(_ listening: Listening) -> [EventTime?] {
-        var heardTo = [EventTime?](repeating: nil, count: chain.stores.count)
-        func bound(_ store: Int, _ time: EventTime) { heardTo[store] = min(heardTo[store] ?? time, time) }
-        for (store, entry) in chain.stores.enumerated() {
-            for gateway in entry.gateways {
-                let track = gateways[gateway]
-                if isAlive(gateway, listening), let covered = track.coveredTo(at: listening.watermark) {
-                    // A gateway whose reports lag the chain beyond its usual gap (a clock far
-                    // behind) holds only the devices it heard itself (see silenceEvidence) —
-                    // unless a replay after a reconnection is under way: it may be catching up.
-                    if listening.awaitsBacklogs || listening.watermark - covered <= max(listening.silence, track.longestGap) {
-                        bound(store, covered)
-                    }
-                } else if listening.starting && track.lastBatch == nil {
-                    // Resumed from a snapshot, it has reported up to its last batch before the
-                    // restart, which a broker outage may put well before this run's first event.
-                    bound(store, min(listening.firstEvent, track.current?.newestSent ?? listening.firstEvent))
+        chain.stores.indices.map { heardTo(store: $0, listening) }
+    }
+
+    /// The same for one store.
+    func heardTo(store: Int, _ listening: Listening) -> EventTime? {
+        var heardTo: EventTime?
+        func bound(_ time: EventTime) { heardTo = min(heardTo ?? time, time) }
+        for gateway in chain.stores[store].gateways {
+            let track = gateways[gateway]
+            if isAlive(gateway, listening), let covered = track.coveredTo(at: listening.watermark) {
+                // A gateway whose reports lag the chain beyond its usual gap (a clock far
+                // behind) holds only the devices it heard itself (see silenceEvidence) —
+                // unless a replay after a reconnection is under way: it may be catching up.
+                if listening.awaitsBacklogs || listening.watermark - covered <= max(listening.silence, track.longestGap) {
+                    bound(covered)
                 }
+            } else if listening.starting && track.lastBatch == nil {
+                // Resumed from a snapshot, it has reported up to its last batch before the
+                // restart, which a broker outage may put well before this run's first event.
+                bound(min(listening.firstEvent, track.current?.newestSent ?? listening.firstEvent))
             }
         }
         return heardTo

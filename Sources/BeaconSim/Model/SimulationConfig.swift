@@ -24,15 +24,15 @@ public struct SimulationConfig: Sendable, Equatable {
     /// Advertising interval range, seconds (each device draws one; iOS apps advertise at ~0.1–1 s).
     public var advertInterval: ClosedRange<Double> = 0.2...1.0
     /// Log-distance path-loss exponent of the shop floor.
-    public var pathLossExponent = 2.2
+    public var pathLossExponent = 2.7
     /// Shadowing standard deviation (log-normal), dB, correlated over ``shadowCorrelationSeconds``.
-    public var shadowSigma = 5.0
+    public var shadowSigma = 3.0
     /// How long shadowing stays correlated on a link, seconds (people and trolleys move through).
-    public var shadowCorrelationSeconds = 3.0
+    public var shadowCorrelationSeconds = 6.0
     /// Per-packet fast fading, dB.
-    public var fadingSigma = 2.0
+    public var fadingSigma = 4.0
     /// Extra loss per section boundary between device and gateway (shelving, walls), dB.
-    public var wallLoss = 4.0
+    public var wallLoss = 2.0
     /// Extra loss through the store's outer wall for a phone outside, dB (brick, glass, metal).
     public var outerWallLoss = 10.0
     /// Loss when the carrier's body is between the phone and the gateway, dB (scaled by angle).
@@ -41,6 +41,13 @@ public struct SimulationConfig: Sendable, Equatable {
     public var packetLoss = 0.1
     /// Scan window / scan interval of the gateways.
     public var scanDutyCycle = 0.9
+    /// Shadowing bound to places: standard deviation, dB, of each gateway's field over the floor
+    /// (``ShadowField``), and its correlation length, metres.
+    public var staticShadowSigma = 4.3
+    public var staticShadowLength = 1.2
+    /// Each device's own offset towards each gateway (its antenna pattern, where it is carried),
+    /// dB standard deviation, drawn once per device and gateway.
+    public var deviceLinkSigma = 3.0
     /// Gateway receive gain spread (uncalibrated units), dB standard deviation.
     public var gatewayGainSigma = 2.0
     /// Gateway sensitivity: weaker adverts are not heard, dBm.

@@ -53,7 +53,8 @@ extension Simulation {
         shadow[p][k] = (s, t)
 
         let power = Double(people[p].measuredPower) + people[p].powerError
-        let rssi = power - 10 * config.pathLossExponent * log10(d) - Double(walls) * config.wallLoss - outer - body + s
+        let place = field.value(gateway: g, at: me) + linkOffset[p][k]
+        let rssi = power - 10 * config.pathLossExponent * log10(d) - Double(walls) * config.wallLoss - outer - body + s + place
             + config.fadingSigma * r.gaussian() + gain[g]
         guard rssi >= config.sensitivity else { return nil }
         return Int(min(20, max(-127, rssi.rounded())))

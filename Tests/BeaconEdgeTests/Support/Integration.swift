@@ -5,39 +5,7 @@ import BeaconWire
 import BrokerHarness
 import Foundation
 import Synchronization
-
-/// An operation that did not finish in time: a hang becomes a failure, not a stuck run.
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "\(what) did not finish in time" }
-}
-
-/// Runs `body` in its own task and throws ``TimedOut`` after `limit` (the body is cancelled, not
-/// awaited, so even an operation that ignores cancellation cannot hang the test).
-func withTimeout<T: Sendable>(_ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-        let box = OnceBox(continuation)
-        let work = Task {
-            let result: Result<T, any Error>
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            box.take()?.resume(with: result)
-        }
-        Task {
-            try? await Task.sleep(for: limit)
-            if let pending = box.take() {
-                work.cancel()
-                pending.resume(throwing: TimedOut(what: "\(what) (\(limit))"))
-            }
-        }
-    }
-}
-
-/// A continuation the first of two racing tasks takes.
-private final class OnceBox<T: Sendable>: Sendable {
-    private let slot: Mutex<CheckedContinuation<T, any Error>?>
-    init(_ continuation: CheckedContinuation<T, any Error>) { slot = Mutex(continuation) }
-    func take() -> CheckedContinuation<T, any Error>? { slot.withLock { $0.take() } }
-}
+import TestSupport
 
 /// A subscriber with a persistent session, so that the broker queues what the edge publishes while
 /// both reconnect after a broker restart (the broker runs with persistence).
@@ -83,12 +51,7 @@ final class Watcher: Sendable {
 
     /// Waits until `condition` holds for what was received, polling every 20 ms.
     func wait(within limit: Duration, for what: String, _ condition: @escaping @Sendable (Watcher) -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if condition(self) { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TimedOut(what: "waiting for \(what) (\(limit))")
+        try await pollUntil(what, within: limit) { condition(self) }
     }
 
     func stop() async {

@@ -3,6 +3,7 @@ import BrokerHarness
 import Foundation
 import Logging
 import Synchronization
+import TestSupport
 
 /// Tests log errors only (the failures they provoke on purpose would fill the output with
 /// warnings); `BEACONNET_TEST_LOG=debug` (or trace) shows the client's story.
@@ -31,46 +32,9 @@ func connectedClient(_ configuration: MQTTConfiguration) async throws -> MQTTCli
     return client
 }
 
-/// An operation that did not finish in time: a hang becomes a failure, not a stuck run.
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    let after: Duration
-    var description: String { "\(what) did not finish within \(after)" }
-}
-
-/// Runs `body` and throws ``TimedOut`` if it takes longer than `limit`. The body runs in its
-/// own task and is cancelled (not awaited) on timeout, so even an operation that ignores
-/// cancellation cannot hang the test.
-func withTimeout<T: Sendable>(
-    _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-        let once = ResumeOnce(continuation)
-        let work = Task {
-            let result: Result<T, any Error>
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            once.take()?.resume(with: result)
-        }
-        Task {
-            try? await Task.sleep(for: limit)
-            if let pending = once.take() {
-                work.cancel()
-                pending.resume(throwing: TimedOut(what: what, after: limit))
-            }
-        }
-    }
-}
-
-/// A continuation that the first of several racing tasks takes.
-private final class ResumeOnce<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
-    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = Mutex(continuation) }
-    func take() -> CheckedContinuation<T, any Error>? { continuation.withLock { $0.take() } }
-}
-
 /// The next `count` messages of `subscription`.
 func collect(
-    _ count: Int, from subscription: MQTTSubscription, within limit: Duration = .seconds(10)
+    _ count: Int, from subscription: MQTTSubscription, within limit: Duration = .seconds(30)
 ) async throws -> [MQTTMessage] {
     try await withTimeout(limit, "receiving \(count) messages on \(subscription.filters)") {
         var messages: [MQTTMessage] = []

@@ -1,64 +1,10 @@
+import BeaconCore
 import BeaconEngine
-import BeaconWire
-import Foundation
+public import BeaconWire
 
-/// The snapshot file: one retained-state payload (`DeviceState` JSON) per line, then one
-/// `GatewayProgress` line per gateway heard, written atomically (temporary file, flushed to disk,
-/// then renamed), so a `kill -9` or a power cut mid-write leaves the previous snapshot whole.
-enum SnapshotFile {
-    /// What a snapshot holds.
-    struct Contents {
-        var states: [DeviceState] = []
-        var gateways: [GatewayProgress] = []
-    }
-
-    /// Reads the snapshot; a line that does not decode is reported and skipped.
-    static func read(path: String, problem: (String) -> Void) -> Contents {
-        guard let data = FileManager.default.contents(atPath: path) else { return Contents() }
-        var contents = Contents()
-        for (n, line) in data.split(separator: 0x0A).enumerated() where !line.isEmpty {
-            do {
-                contents.states.append(try DeviceState.decode(Array(line)))
-            } catch {
-                if let progress = try? GatewayProgress.decode(Array(line)) {
-                    contents.gateways.append(progress)
-                } else {
-                    problem("\(path):\(n + 1): neither a device state (\(error)) nor a gateway's progress; line skipped")
-                }
-            }
-        }
-        return contents
-    }
-
-    /// Writes the snapshot atomically.
-    static func write(_ contents: Contents, path: String) throws {
-        var bytes: [UInt8] = []
-        for state in contents.states {
-            bytes += state.encoded()
-            bytes.append(0x0A)
-        }
-        for progress in contents.gateways {
-            bytes += progress.encoded()
-            bytes.append(0x0A)
-        }
-        let temporary = path + ".tmp"
-        let url = URL(fileURLWithPath: temporary)
-        do {
-            try Data(bytes).write(to: url)
-            // On disk before the rename: otherwise a power cut can leave the new name on an empty file.
-            let handle = try FileHandle(forWritingTo: url)
-            defer { try? handle.close() }
-            try handle.synchronize()
-            if rename(temporary, path) != 0 {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-            }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-    }
-
-    /// What a starting instance restores from its snapshot file and the retained device states.
+extension SharedStateArbiter {
+    /// What a starting instance restores from its snapshot file and the retained device states
+    /// (the second table of ``SharedStateArbiter``).
     ///
     /// - Only the stores it owns compete (with several instances, another's newer state of a
     ///   device heard in both stores must not hide this one's).
@@ -72,20 +18,17 @@ enum SnapshotFile {
     ///   none or an older one of this instance's, is a decision that never reached the broker
     ///   either (a re-entry, a section change): its device is in `republish`, to publish its state
     ///   again at restore. (Its events are not sent again.) Over another instance's state, only
-    ///   an `inside` newer than it is; the rest is left to the shared-chain rules
-    ///   (``MessageProcessor/noteState(_:into:)``).
-    /// - With `now` (the live clock), an `outside` last heard more than 10 minutes before it is
-    ///   left out: the aggregator had forgotten that device (a snapshot outlives the retained
-    ///   `outside`). With `--event-time` there is no clock to judge by; the engine forgets it.
+    ///   an `inside` newer than it is; the rest is left to the live rules (``note(_:mine:)``).
+    /// - With `now` (the live clock), an `outside` last heard longer ago than the engine remembers
+    ///   a device is left out (a snapshot outlives the retained `outside`). With `--event-time`
+    ///   there is no clock to judge by; the engine forgets it.
     ///
     /// `complete` says whether every retained state arrived (the restore's marker came back in
     /// time, none dropped); when not, a missing topic proves nothing, and only states seen on the
     /// topic are compared. A topic is also empty once a retained `outside` has expired
     /// (`outsideExpiry`, ms): a file state last heard longer ago than that is not published again.
-    static func restorable(fromFile: [DeviceState], retained: [DeviceState], stores: StoreSelection, now: Int64?,
-                           complete: Bool = true, outsideExpiry: Int64 = 3_600_000)
-        -> (states: [DeviceState], exits: [String: Int64], republish: Set<String>)
-    {
+    public static func restorable(fromFile: [DeviceState], retained: [DeviceState], stores: StoreSelection, now: Int64?,
+                                  complete: Bool = true, outsideExpiry: Int64 = 3_600_000) -> RestorePlan {
         let own = { (s: DeviceState) in s.region.map { stores.contains($0.store) } ?? false }
         // One retained topic per device: whoever wrote it last.
         var topics: [String: DeviceState] = [:]
@@ -100,7 +43,7 @@ enum SnapshotFile {
                     let same = topic.sequence == s.sequence && topic.presence == s.presence
                     // Over another instance's older state only an `inside`, as live: its own
                     // `unknown` would be withheld there.
-                    if !same && key(topic) < key(s) && (own(topic) || s.presence == .inside) { republish.insert(s.device.rawValue) }
+                    if !same && order(topic) < order(s) && (own(topic) || s.presence == .inside) { republish.insert(s.device.rawValue) }
                 } else if complete, now.map({ s.lastSeen >= $0 - outsideExpiry }) ?? true {
                     republish.insert(s.device.rawValue)
                 }
@@ -113,11 +56,11 @@ enum SnapshotFile {
             }
             return now.map { s.lastSeen >= $0 - AggregationEngine.forgetAfter } ?? true ? s : nil
         }
-        return (states, exits, republish)
+        return RestorePlan(states: states, exits: exits, republish: republish)
     }
 
     /// Which of two states of a device is newer (see ``newest(_:)``).
-    static func key(_ s: DeviceState) -> (Int64, Int64, UInt64) { (s.lastSeen, s.since, s.sequence) }
+    static func order(_ s: DeviceState) -> (Int64, Int64, UInt64) { (s.lastSeen, s.since, s.sequence) }
 
     /// Per device, the newest state: the one heard last, then the one decided last, then the
     /// highest sequence number. The sequence alone is not enough: it starts again at 1 for a
@@ -126,7 +69,7 @@ enum SnapshotFile {
     static func newest(_ lists: [DeviceState]...) -> [DeviceState] {
         var best: [String: DeviceState] = [:]
         for list in lists {
-            for state in list where best[state.device.rawValue].map({ key($0) <= key(state) }) ?? true {
+            for state in list where best[state.device.rawValue].map({ order($0) <= order(state) }) ?? true {
                 best[state.device.rawValue] = state
             }
         }

@@ -1,6 +1,6 @@
 import BeaconCore
 import BeaconEngine
-public import BeaconWire
+import BeaconWire
 
 extension MessageProcessor {
     /// Turns engine decisions into wire messages, in order.
@@ -20,14 +20,7 @@ extension MessageProcessor {
                     sequence: t.sequence)
                 out.append(Outbound(topic: scheme.string(for: event.topic), payload: event.encoded(), delivery: .event))
             case .state(let s):
-                if !holders.isEmpty {
-                    if s.state != .inside, holders[s.device.rawValue] == true {
-                        statesWithheld += 1
-                        withheld[s.device.rawValue] = s
-                        continue
-                    }
-                    withheld.removeValue(forKey: s.device.rawValue)
-                }
+                guard arbiter.admits(s) else { continue }
                 let state = deviceState(s)
                 let expiry: UInt32? = s.state == .outside ? outsideStateExpiry : nil
                 out.append(Outbound(topic: scheme.string(for: state.topic), payload: state.encoded(), delivery: .retained(expirySeconds: expiry)))
@@ -57,32 +50,5 @@ extension MessageProcessor {
             sectionName: s.section.map { chain.sections[$0].name }, since: s.since, storeSince: s.storeSince,
             sectionSince: s.sectionSince, lastSeen: s.lastSeen,
             proximity: s.proximity, accuracy: s.accuracy, confidence: s.confidence, sequence: s.sequence)
-    }
-
-    /// The aggregator's status payload at `now`; `droppedPublishes` is the service's count of
-    /// messages it gave up publishing (nil leaves it out).
-    public func status(now: Int64, version: String, online: Bool = true, droppedPublishes: UInt64? = nil) -> AggregatorStatus {
-        var loss: [GatewayID: UInt64] = [:]
-        var restartGap: [GatewayID: UInt64] = [:]
-        var offline: [GatewayID: UInt64] = [:]
-        let chain = engine.chain
-        for (g, counters) in engine.gatewayCounters().enumerated() {
-            if counters.lost > 0 { loss[counters.id] = counters.lost }
-            if counters.restartGap > 0 { restartGap[counters.id] = counters.restartGap }
-            // Before the first batch the engine has no time to judge silence by.
-            if !counters.online, engine.latestEventTime != .min, stores.contains(chain.stores[chain.gateways[g].store].major) {
-                offline[counters.id] = counters.lastBatch > 0 ? UInt64(counters.lastBatch) : 0
-            }
-        }
-        // From the batches, not the engine's clock: in live mode the service's tick moves that
-        // to the wall clock every 250 ms, which would hide both a backlog and a silence.
-        let lag = counters.newestSent == .min ? nil : max(0, now - counters.newestSent)
-        return AggregatorStatus(
-            aggregator: aggregator, state: online ? .online : .offline, version: version, time: now,
-            stores: stores.isAll ? nil : stores.description,
-            counters: .init(messages: counters.messages, batches: engine.statistics.batches, sightings: counters.sightings,
-                            devices: UInt64(engine.trackedDevices), rejects: counters.rejects, loss: loss, restartGap: restartGap,
-                            lagMilliseconds: lag, droppedPublishes: droppedPublishes,
-                            offline: offline, offlineCount: offline.isEmpty ? nil : UInt64(offline.count)))
     }
 }

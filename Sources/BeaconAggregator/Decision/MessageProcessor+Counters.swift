@@ -1,0 +1,18 @@
+extension MessageProcessor {
+    /// What the status topic reports.
+    public struct Counters: Sendable, Equatable {
+        /// Messages received.
+        public var messages: UInt64 = 0
+        /// Sightings accepted into the engine.
+        public var sightings: UInt64 = 0
+        /// Rejected messages (or sightings) by ``RejectReason/code``.
+        public var rejects: [String: UInt64] = [:]
+        /// Rejects not copied to the dead-letter topic because of its rate limit.
+        public var rejectCopiesSuppressed: UInt64 = 0
+        /// Messages on topics this aggregator does not handle (ignored, not errors).
+        public var ignored: UInt64 = 0
+        /// The newest `sent` time of the batches decided so far (Unix ms; nil before the first):
+        /// the status's `lag_ms` is the clock minus this.
+        public var newestSent: Int64?
+    }
+}

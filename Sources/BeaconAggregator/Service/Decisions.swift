@@ -1,0 +1,139 @@
+import BeaconCore
+import BeaconEngine
+import BeaconMQTT
+import BeaconWire
+import Logging
+import Synchronization
+
+/// A live instance's one ``MessageProcessor``, behind its lock, shared by the services: those that
+/// feed it (receive, clock tick, follower, and the restore before them) and those that read it
+/// (status, snapshot). Each call takes the lock once, decides, reports what moved to the metrics,
+/// and hands what to publish to the ``Outbox`` in the order it was decided.
+final class Decisions: Sendable {
+    /// The processor, and what the metrics were last told of its totals.
+    private struct Desk {
+        var processor: MessageProcessor
+        var reported = DecisionTally()
+
+        /// Tells `metrics` what moved since the last call.
+        mutating func report(to metrics: AggregatorMetrics) {
+            metrics.record(DecisionTally(processor), since: &reported)
+        }
+    }
+
+    /// Where decisions go to be published.
+    let outbox: Outbox
+    /// Where the counts go.
+    let metrics: AggregatorMetrics
+    private let desk: Mutex<Desk>
+    private let rejectLog = Mutex(RejectLog())
+    private let settings: AggregatorSettings
+    private let logger: Logger
+
+    /// The decisions of the instance `settings` describe, nothing restored yet.
+    init(settings: AggregatorSettings, metrics: AggregatorMetrics, logger: Logger) {
+        var processor = MessageProcessor(chain: settings.chain, scheme: settings.scheme, aggregator: settings.aggregator, stores: settings.stores)
+        processor.outsideStateExpiry = settings.outsideStateExpiry
+        desk = Mutex(Desk(processor: processor))
+        outbox = Outbox(metrics: metrics)
+        self.metrics = metrics
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Sightings accepted into the engine so far.
+    var processedSightings: UInt64 { desk.withLock { $0.processor.counters.sightings } }
+
+    /// Decides one message of the sightings connection (a batch, a gateway's status).
+    func decide(_ message: MQTTMessage) {
+        let now = settings.clock()
+        let time = settings.eventTimeOnly ? nil : now
+        let (verdict, out) = desk.withLock { desk -> (MessageProcessor.Verdict, [Outbound]) in
+            var out: [Outbound] = []
+            let verdict = desk.processor.handle(topic: message.topic, payload: message.payload, now: time, into: &out)
+            desk.report(to: metrics)
+            return (verdict, out)
+        }
+        metrics.record(verdict)
+        if case .rejected(let reason, let detail) = verdict { logReject(reason, detail: detail, topic: message.topic, now: now) }
+        outbox.enqueue(out)
+    }
+
+    /// Lets time pass on the clock (see ``MessageProcessor/tick(now:connected:into:)``).
+    func tick(connected: Bool) {
+        let now = settings.clock()
+        let out = desk.withLock { desk -> [Outbound] in
+            var out: [Outbound] = []
+            desk.processor.tick(now: now, connected: connected, into: &out)
+            desk.report(to: metrics)
+            return out
+        }
+        outbox.enqueue(out)
+    }
+
+    /// Takes a device state another instance (or this one) published on the shared topics.
+    func note(_ state: DeviceState) {
+        let out = desk.withLock { desk -> [Outbound] in
+            var out: [Outbound] = []
+            desk.processor.noteState(state, into: &out)
+            desk.report(to: metrics)
+            return out
+        }
+        outbox.enqueue(out)
+    }
+
+    /// Restores what a previous run left (its snapshot file) and what the broker holds (the
+    /// retained device states; `complete` when all of them arrived), before anything is decided.
+    /// Returns what that run decided that never reached the broker — exits decided again, states
+    /// published again — to publish first.
+    func restore(_ file: SnapshotFile.Contents, retained: [DeviceState], complete: Bool) -> [Outbound] {
+        let plan = SharedStateArbiter.restorable(
+            fromFile: file.states, retained: retained, stores: settings.stores, now: settings.eventTimeOnly ? nil : settings.clock(),
+            complete: complete, outsideExpiry: Int64(settings.outsideStateExpiry) * 1000)
+        let (restored, resumed, undelivered) = desk.withLock { desk in
+            var none: [Outbound] = []
+            for state in retained { desk.processor.noteState(state, into: &none) }
+            var again: [Outbound] = []
+            let restored = desk.processor.restore(plan.states, exits: plan.exits, republish: plan.republish, into: &again)
+            let resumed = desk.processor.resume(file.gateways)
+            desk.report(to: metrics)
+            return (restored, resumed, again)
+        }
+        logger.info("restored device states", metadata: [
+            "restore.devices": "\(restored)", "restore.snapshot": "\(file.states.count)", "restore.retained": "\(retained.count)",
+            "restore.gateways": "\(resumed)", "restore.exits_decided_again": "\(plan.exits.count)",
+            "restore.states_published_again": "\(plan.republish.count)",
+        ])
+        return undelivered
+    }
+
+    /// The instance's retained status now, with the publisher's count of dropped messages; it
+    /// refreshes the metrics' gauges too.
+    func status(online: Bool) -> Outbound {
+        let dropped = UInt64(outbox.dropped)
+        let status = desk.withLock { desk in
+            let status = desk.processor.status(now: settings.clock(), version: settings.version, online: online, droppedPublishes: dropped)
+            metrics.recordState(of: desk.processor, status: status)
+            return status
+        }
+        return Outbound(topic: settings.scheme.string(for: status.topic), payload: status.encoded(), delivery: .retained(expirySeconds: nil))
+    }
+
+    /// The `offline` status the broker publishes for this instance if it vanishes (its Last Will).
+    func lastWill() -> AggregatorStatus {
+        desk.withLock { $0.processor.status(now: settings.clock(), version: settings.version, online: false) }
+    }
+
+    /// What the snapshot file keeps: every device remembered and every gateway's progress.
+    func snapshot() -> SnapshotFile.Contents {
+        desk.withLock { SnapshotFile.Contents(states: $0.processor.snapshot(), gateways: $0.processor.gatewayProgress()) }
+    }
+
+    /// Logs a reject, at most one line per reason per ``RejectLog/interval``.
+    private func logReject(_ reason: RejectReason, detail: String, topic: String, now: Int64) {
+        guard let suppressed = rejectLog.withLock({ $0.admit(reason.code, at: now) }) else { return }
+        logger.warning("rejected message: \(detail)", metadata: [
+            "reject.reason": "\(reason)", "mqtt.topic": "\(topic)", "reject.suppressed": "\(suppressed)",
+        ])
+    }
+}

@@ -1,0 +1,36 @@
+import Logging
+import ServiceLifecycle
+
+/// Writes the snapshot file every interval and, at shutdown, once every decision is made, a last
+/// time: device states (outside ones too, so a device's `seq` survives a restart) and each
+/// gateway's progress.
+final class SnapshotService: Service {
+    private let path: String
+    private let interval: Duration
+    private let decisions: Decisions
+    private let logger: Logger
+
+    /// Snapshots `decisions` to `path` every `interval`.
+    init(path: String, interval: Duration, decisions: Decisions, logger: Logger) {
+        self.path = path
+        self.interval = interval
+        self.decisions = decisions
+        self.logger = logger
+    }
+
+    /// Writes until the graceful shutdown reaches it, then once more.
+    func run() async {
+        await cancelWhenGracefulShutdown {
+            await Periodic.every(self.interval) { self.write() }
+        }
+        write()
+    }
+
+    private func write() {
+        do {
+            try SnapshotFile.write(decisions.snapshot(), path: path)
+        } catch {
+            logger.error("cannot write snapshot \(path): \(error)")
+        }
+    }
+}
