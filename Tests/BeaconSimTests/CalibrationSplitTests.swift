@@ -94,7 +94,7 @@ struct CalibrationSplitTests {
         print(Self.header)
         rows.forEach { print($0) }
 
-        // Floors: the uncalibrated rule scores 75–81 % on rooms and 61–75 % on cells.
+        // Floors: the uncalibrated rule scores 72–74 % on rooms and 62–70 % on cells.
         for name in ["rooms/calib1-4 → robot", "rooms/leave one run out (5 folds)", "cells/calib1-4 → robot", "cells/leave one run out (5 folds)"] {
             let outcome = try #require(results[name])
             #expect(outcome.after.sectionAccuracy > outcome.before.sectionAccuracy, "\(name): calibration helps on held-out runs")
@@ -125,7 +125,7 @@ struct CalibrationSplitTests {
         rows.forEach { print($0) }
 
         // Floor: every uncalibrated rule is stuck near 60 % (section A is invisible uncalibrated).
-        // No floor on section enters: about half of those reported come while the car is outside
+        // No floor on section enters: over a third of those reported come while the car is outside
         // the chamber, where its sniffers still hear it and the engine keeps it in the store.
         let lofo = try #require(results["leave one file out (10 folds)"])
         #expect(lofo.after.sectionAccuracy > lofo.before.sectionAccuracy, "calibration helps on held-out files")
