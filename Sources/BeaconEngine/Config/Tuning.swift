@@ -22,6 +22,13 @@ public struct Tuning: Codable, Sendable, Equatable {
         /// The gateway with the strongest mean RSSI over the last `window_s` wins at once — the
         /// simple rule peers ship, and the baseline every figure is reported beside.
         case strongest
+        /// The calibrated rule: a forward filter over the store's sections whose evidence is the
+        /// store's fingerprints from the chain's `calibration` file (what each gateway hears, and
+        /// how often, in each section, learnt from a walk by `beacon-aggregator calibrate`), with a
+        /// 30 s mean dwell over the adjacency graph; the device moves when a section holds 30:1
+        /// posterior odds over the current one (for `dwell_s`, when given). A store the
+        /// calibration does not cover decides as `hysteresis` does (docs/CALIBRATION.md).
+        case fingerprint
     }
 
     /// How a store exit is decided.
