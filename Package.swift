@@ -29,6 +29,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // HTTP for the /metrics endpoints (without its default traits: no
+        // swift-configuration to build), and the Prometheus exposition format.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0", traits: []),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -84,13 +88,25 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
+        // `--metrics HOST:PORT` of beacon-aggregator and beacon-edge: swift-prometheus's registry as
+        // the process's metrics factory, served at /metrics by a small Hummingbird listener.
+        .target(
+            name: "BeaconMetricsExport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
         .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconEngine", "BeaconWire"], swiftSettings: strict),
 
         .executableTarget(
             name: "beacon-edge",
             dependencies: [
-                "BeaconEdge", "BeaconCore", "BeaconAllocator",
+                "BeaconEdge", "BeaconCore", "BeaconAllocator", "BeaconMetricsExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -99,7 +115,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-aggregator",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconEngine", "BeaconAggregator", "BeaconAllocator",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconEngine", "BeaconAggregator", "BeaconAllocator", "BeaconMetricsExport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -171,6 +187,13 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BeaconMetricsExportTests",
+            dependencies: [
+                "BeaconMetricsExport", "BrokerHarness", "TestSupport",
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         .testTarget(
