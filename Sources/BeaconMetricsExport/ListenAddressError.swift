@@ -7,6 +7,7 @@ public enum ListenAddressError: Error, Sendable, Equatable, CustomStringConverti
     /// The port is not a whole number 1…65535.
     case badPort(String)
 
+    /// What is wrong and what to write instead.
     public var description: String {
         switch self {
         case .malformed(let text): "\(text) is not HOST:PORT (an IPv6 address goes in brackets: [::1]:9464)"
