@@ -225,8 +225,8 @@ function renderHealth(health) {
     el('td', { class: `state-${g.state}` }, g.state), el('td', { class: 'num' }, g.lost_batches)));
   const down = health.gateways.filter((g) => g.state !== 'online').length;
   const panel = [
-    el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'aggregator'), el('th', {}, 'state'), el('th', { class: 'num' }, 'status age'),
-      el('th', { class: 'num' }, 'lag'), el('th', { class: 'num' }, 'lost'), el('th', { class: 'num' }, 'offline gw'))),
+    el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'aggregator'), el('th', {}, 'state'), el('th', { class: 'num', title: 'age of its last status' }, 'age'),
+      el('th', { class: 'num' }, 'lag'), el('th', { class: 'num' }, 'lost'), el('th', { class: 'num', title: 'gateways it counts offline' }, 'gw off'))),
     el('tbody', {}, ...(aggregators.length ? aggregators : [el('tr', {}, el('td', { colspan: 6, class: 'muted' }, 'No aggregator status yet.'))]))),
     el('details', {}, el('summary', {}, `${health.gateways.length} gateways, ${down} not online`),
       el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'gateway'), el('th', {}, 'section'), el('th', {}, 'state'),
