@@ -47,7 +47,7 @@ struct RestartTests {
         let recorder = try await Recorder.start(central)
         var instance = try start(1)
         try await recorder.until("the first aggregator online") { $0.aggregator?.state == .online }
-        try await Task.sleep(for: .seconds(1))  // the bridge is up
+        try await untilBridged(store: store, central: central)
 
         // 240 simulated seconds at 12× real time: about 20 s of traffic.
         let traffic = try ChildProcess(executable: sim, arguments: [
@@ -276,7 +276,7 @@ extension RestartTests {
             "run", "--config", chain, "--id", "agg-e", "--port", "\(central.port)", "--status-interval", "0.3",
         ], outputFile: directory + "/agg.log")
         try await recorder.until("the aggregator online") { $0.aggregator?.state == .online }
-        try await Task.sleep(for: .seconds(1))  // the bridge is up
+        try await untilBridged(store: store, central: central)
 
         func replay(_ n: Int) throws -> ChildProcess {
             try ChildProcess(executable: edge, arguments: [
