@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-aggregator",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconEngine", "BeaconAggregator", "BeaconAllocator",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconEngine", "BeaconAggregator", "BeaconAllocator", "BeaconSim",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -18,7 +18,7 @@ struct BeaconAggregatorCommand: AsyncParsableCommand {
         abstract: "Fuse sightings from all gateways into store/section regions and publish events.",
         discussion: """
             run is the live service; replay runs a recorded trace through the same code; \
-            check-config explains a chain config.
+            check-config explains a chain config; calibrate learns a store's fingerprints from a walk.
             """,
-        subcommands: [RunService.self, CheckConfig.self, Replay.self])
+        subcommands: [RunService.self, CheckConfig.self, Replay.self, Calibrate.self])
 }

@@ -2,12 +2,13 @@ import ArgumentParser
 import BeaconAggregator
 import BeaconEngine
 
-/// `beacon-aggregator check-config FILE`: validates a chain config and explains every problem
-/// with its JSON path; exit status 0 only for a config the aggregator would start with.
+/// `beacon-aggregator check-config FILE`: validates a chain config, and the calibration file it
+/// names, and explains every problem with its file and JSON path; exit status 0 only for a config
+/// the aggregator would start with.
 struct CheckConfig: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
-        abstract: "Validate a chain config; print every problem with its JSON path.")
+        abstract: "Validate a chain config (and its calibration file); print every problem with its JSON path.")
 
     @Argument(help: "The chain config file (JSON), e.g. config/chain.example.json.")
     var file: String
@@ -18,9 +19,28 @@ struct CheckConfig: ParsableCommand {
             let chain = try config.resolve()
             let sections = chain.sections.count, gateways = chain.gateways.count
             print("\(file): OK — \(chain.stores.count) store(s), \(sections) section(s), \(gateways) gateway(s), rule \(chain.tuning.rule.rawValue), exit \(chain.tuning.exitRule.rawValue)")
+            for line in Self.calibrationLines(config: config, chain: chain, file: file) { print(line) }
         } catch {
             print(error.description)
             throw ExitCode(1)
         }
+    }
+
+    /// What the calibration covers, and which stores the `fingerprint` rule decides without one.
+    static func calibrationLines(config: ChainConfig, chain: Chain, file: String) -> [String] {
+        var lines: [String] = []
+        let calibrated = chain.calibratedStores
+        if let name = config.calibrationFile {
+            let unused = chain.tuning.rule == .fingerprint ? "" : " (not used: the rule is \(chain.tuning.rule.rawValue))"
+            lines.append("\(ChainConfig.calibrationPath(name, chainFile: file)): OK — fingerprints for store(s) \(calibrated.map(String.init).joined(separator: ", "))\(unused)")
+        }
+        if chain.tuning.rule == .fingerprint {
+            let bare = chain.stores.map(\.major).filter { !calibrated.contains($0) }
+            if !bare.isEmpty {
+                let shown = bare.prefix(20).map(String.init).joined(separator: ", ") + (bare.count > 20 ? " and \(bare.count - 20) more" : "")
+                lines.append("note: \(bare.count) store(s) without fingerprints decide as hysteresis: \(shown)")
+            }
+        }
+        return lines
     }
 }

@@ -57,6 +57,8 @@ struct AdvertTests {
         #expect(big.deviceKey?.description == "ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-65535-0")
         #expect(Fixture.frames(Fixture.iBeacon(power: 0)).first?.powerAt1m == nil, "0 = not calibrated")
         #expect(Fixture.frames(Fixture.iBeacon(power: 12)).first?.powerAt1m == nil, "a positive 1 m RSSI is not a calibration")
+        #expect(Fixture.frames(Fixture.iBeacon(power: 0x80)).first?.powerAt1m == nil, "-128 dBm is below every level HCI reports")
+        #expect(Fixture.frames(Fixture.iBeacon(power: 0x81)).first?.powerAt1m == -127)
     }
 
     @Test("iBeacon look-alikes are not iBeacons", arguments: [
@@ -102,7 +104,11 @@ struct AdvertTests {
         let strong = try #require(Fixture.frames(Fixture.eddystone([0x00, 0x29] + Fixture.namespace + Fixture.instance)).first)
         #expect(strong.powerAt1m == nil, "+41 dBm at 0 m is 0 dBm at 1 m: not a calibration")
         let weak = try #require(Fixture.frames(Fixture.eddystone([0x00, 0x80] + Fixture.namespace + Fixture.instance)).first)
-        #expect(weak.powerAt1m == -128, "clamped, not wrapped")
+        // Found by fuzz-hci: -128 (what clamping gave) is below every level the wire accepts, and a
+        // batch carrying it was refused whole by the aggregator (Tests/BeaconEdgeTests/FuzzFindingTests.swift).
+        #expect(weak.powerAt1m == nil, "-128 - 41 dBm at 1 m is not a calibration")
+        let weakest = try #require(Fixture.frames(Fixture.eddystone([0x00, 0xAA] + Fixture.namespace + Fixture.instance)).first)
+        #expect(weakest.powerAt1m == -127, "-86 dBm at 0 m is -127 dBm at 1 m, the lowest level there is")
     }
 
     @Test("Eddystone-URL expansion, schemes and invalid frames")

@@ -91,6 +91,19 @@ struct HCIParserTests {
         #expect(reports[1].dataStatus == .incompleteMoreToCome)
     }
 
+    /// Found by fuzz-hci (Tests/BeaconEdgeTests/FuzzFindingTests.swift): a level outside the spec's
+    /// range went on the wire, where the aggregator refuses it and the batch that carries it.
+    @Test("RSSI and TX power outside -127…20 dBm are not levels", arguments: [
+        (UInt8(0x81), Int8?(-127)), (0x14, 20), (0x15, nil), (0x6D, nil), (0x7E, nil), (0x7F, nil), (0x80, nil),
+    ])
+    func powerRange(byte: UInt8, level: Int8?) throws {
+        let legacy = Self.parse(Self.event(0x02, count: 1, Self.legacyReport(rssi: byte))).reports
+        let extended = Self.parse(Self.event(0x0D, count: 1, Self.extendedReport(tx: byte, rssi: byte))).reports
+        try #require(legacy.count == 1 && extended.count == 1)
+        #expect(legacy[0].rssi == level)
+        #expect(extended[0].rssi == level && extended[0].txPower == level)
+    }
+
     @Test("events without advertising reports yield none")
     func otherEvents() throws {
         // Command Complete for HCI_Reset; LE Meta with another subevent; LE Meta with no parameters.

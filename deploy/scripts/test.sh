@@ -5,8 +5,12 @@
 #
 #   deploy/scripts/test.sh            # what .ci/run calls
 #   deploy/scripts/test.sh ARGS…      # swift test ARGS… only (e.g. --filter LiveScanTests)
+#   BEACONNET_SKIP_FUZZ=1 deploy/scripts/test.sh      # the same without the fuzzing (quick local runs)
+#   BEACONNET_FUZZ_SECONDS=20 deploy/scripts/test.sh  # 20 s per fuzz target instead of 60
 #
 # Fails on any compiler warning in the project's own code (Swift 6, strict concurrency, no warnings).
+# After the tests, a bounded coverage-guided fuzzing run of the parsers that face the outside
+# (deploy/scripts/fuzz.sh, docs/TESTING.md): about 60 s per target, six targets.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -41,4 +45,11 @@ echo "test: running the live-scan test (beacon-edge under Linux in qemu; docs/LI
 timeout --signal=INT --kill-after=30 900 swift test --skip-build --filter LiveScanTests || status=$?
 echo "test: running all the other tests" >&2
 timeout --signal=INT --kill-after=30 2400 swift test --skip-build --skip LiveScanTests || status=$?
+
+# After the tests, so that a finding never hides a test failure and CI's time goes to the tests first.
+if [[ ${BEACONNET_SKIP_FUZZ:-0} == 1 ]]; then
+    echo "test: fuzzing skipped (BEACONNET_SKIP_FUZZ=1)" >&2
+else
+    "$root/deploy/scripts/fuzz.sh" "${BEACONNET_FUZZ_SECONDS:-60}" || status=$?
+fi
 exit "$status"

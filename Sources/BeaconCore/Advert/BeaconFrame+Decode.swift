@@ -98,7 +98,9 @@ extension BeaconFrame {
     /// the free-space loss over the first metre at 2.4 GHz (20·log10(4π·1 m / 12.5 cm) ≈ 40 dB,
     /// rounded up by Google for antenna effects) — so the 1 m value is the 0 m value minus 41.
     /// A 1 m value of 0 dBm or more is not a calibration (iBeacon uses 0 for "unknown"; some sensors
-    /// put other data there) and gives nil, so the aggregator falls back to its default.
+    /// put other data there), nor is one below -127 dBm, the lowest level HCI reports and the wire
+    /// carries (a measured power byte of 0x80, an Eddystone 0 m power below -86 dBm): both give nil,
+    /// so the aggregator falls back to its default.
     public var powerAt1m: Int8? {
         let value: Int
         switch self {
@@ -108,8 +110,8 @@ extension BeaconFrame {
         case .eddystoneURL(let frame): value = Int(frame.txPowerAt0m) - Self.eddystoneOneMetreLoss
         case .eddystoneTLM, .eddystoneOther: return nil
         }
-        guard value < 0 else { return nil }
-        return Int8(clamping: value)
+        guard value < 0, value >= Int(AdvertisingReport.powerRange.lowerBound) else { return nil }
+        return Int8(value)
     }
 
     /// dB between Eddystone's 0 m calibration and a 1 m one (Eddystone spec, "Tx Power").

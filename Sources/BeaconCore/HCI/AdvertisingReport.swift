@@ -13,9 +13,11 @@ public struct AdvertisingReport: Hashable, Sendable {
     public var addressType: AddressType
     /// The advertiser's address (all zero for anonymous extended adverts).
     public var address: BluetoothAddress
-    /// Received signal strength in dBm; nil when the controller says 127 (not available).
+    /// Received signal strength in dBm, -127…20; nil when the controller says 127 (not available)
+    /// or sends a value outside that range.
     public var rssi: Int8?
-    /// The advertiser's transmit power in dBm (extended reports only); nil when absent or 127.
+    /// The advertiser's transmit power in dBm, -127…20 (extended reports only); nil when absent,
+    /// 127, or outside that range.
     public var txPower: Int8?
     /// Primary_PHY (1 = LE 1M, 3 = LE Coded); 1 for legacy reports.
     public var primaryPHY: UInt8
@@ -33,6 +35,18 @@ public struct AdvertisingReport: Hashable, Sendable {
     public var data: ArraySlice<UInt8>
     /// Where this report starts, in bytes from the start of the parsed packet.
     public var offset: Int
+
+    /// The power levels HCI reports (Core spec Vol 4 Part E §7.7.65.2 and §7.7.65.13: RSSI and
+    /// TX_Power are -127…+20 dBm, 127 meaning not available).
+    public static let powerRange: ClosedRange<Int8> = -127...20
+
+    /// A reported RSSI or TX_Power byte as a level, nil for "not available" (127) and for any other
+    /// value outside ``powerRange``: a controller that sends one is faulty, and passing it on would
+    /// put a number on the wire that no receiver accepts (the wire's bounds are the same range).
+    @inline(__always)
+    static func power(_ value: Int8) -> Int8? {
+        powerRange.contains(value) ? value : nil
+    }
 
     /// The advertising data as AD structures.
     public var advertisingData: AdvertisingData { AdvertisingData(data) }

@@ -24,22 +24,37 @@ extension EdgeConfig {
     /// Unknown keys are errors, so a typo is reported instead of leaving a default in force.
     /// - Throws: ``ConfigError`` with every problem, each with its JSON path.
     public static func load(file: String?, overrides: [ConfigOverride] = []) throws(ConfigError) -> EdgeConfig {
+        guard let file else { return try parse(nil, overrides: overrides) }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ConfigError(file: file, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
+        }
+        do {
+            return try parse(Array(data), overrides: overrides)
+        } catch {
+            var located = error
+            located.file = file
+            throw located
+        }
+    }
+
+    /// Decodes and validates a config from the JSON text of a file (`nil`: no file, flags only),
+    /// with the flags applied on top; what ``load(file:overrides:)`` does once it has the bytes.
+    /// Paths named in the config (`password_file`, TLS files) are still read or checked.
+    /// - Throws: ``ConfigError`` with every problem, each with its JSON path (and no file name).
+    public static func parse(_ bytes: [UInt8]?, overrides: [ConfigOverride] = []) throws(ConfigError) -> EdgeConfig {
         var tree = JSONValue.object([])
         var repeated: [ConfigIssue] = []
-        if let file {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw ConfigError(file: file, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
-            }
+        if let bytes {
             do {
-                tree = try JSONValue.parse(Array(data))
+                tree = try JSONValue.parse(bytes)
             } catch {
-                throw ConfigError(file: file, issues: [ConfigIssue(path: "$", message: error.message)])
+                throw ConfigError(issues: [ConfigIssue(path: "$", message: error.message)])
             }
             guard case .object = tree else {
-                throw ConfigError(file: file, issues: [ConfigIssue(path: "$", message: "must be a JSON object")])
+                throw ConfigError(issues: [ConfigIssue(path: "$", message: "must be a JSON object")])
             }
             // json-c keeps one value of a repeated key without a word.
-            repeated = DuplicateKeys.find(in: Array(data))
+            repeated = DuplicateKeys.find(in: bytes)
         }
         var flags: [String: String] = [:]
         for override in overrides {
@@ -49,7 +64,7 @@ extension EdgeConfig {
         var reader = ConfigReader(flags: flags)
         let config = reader.config(tree)
         guard let config, reader.issues.isEmpty, repeated.isEmpty else {
-            throw ConfigError(file: file, issues: repeated + reader.issues)
+            throw ConfigError(issues: repeated + reader.issues)
         }
         return config
     }

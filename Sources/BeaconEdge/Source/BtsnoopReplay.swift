@@ -1,5 +1,6 @@
 public import AsyncAlgorithms
 public import BeaconCore
+import BeaconWire
 import Foundation
 public import Logging
 public import ServiceLifecycle
@@ -73,6 +74,18 @@ public final class BtsnoopReplay: Service, Sendable {
         }
     }
 
+    /// The time (µs since 1970) a record recorded at `recorded` is replayed at with `offset`, or nil
+    /// when that time is outside what the wire carries (``WireLimits/timeRange``, 2015 to 2099): the
+    /// aggregator would refuse every batch dated so. A capture from a gateway whose clock was never
+    /// set (1970, 2000) is such a capture; ``rebasedOffset(for:)`` moves it to now.
+    public static func replayTime(_ recorded: Int64, offset: Int64) -> Int64? {
+        let time = recorded &+ offset
+        return wireTimes.contains(time) ? time : nil
+    }
+
+    /// ``WireLimits/timeRange`` in µs.
+    private static let wireTimes = WireLimits.default.timeRange.lowerBound * 1000...(WireLimits.default.timeRange.upperBound * 1000 + 999)
+
     /// The offset that moves the capture's first record to now.
     public static func rebasedOffset(for file: BtsnoopFile) -> Int64 {
         var timeline = BtsnoopTimeline(file)
@@ -112,16 +125,20 @@ public final class BtsnoopReplay: Service, Sendable {
             while let (record, verdict) = try timeline.next() {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
                 guard let event = record.hciEvent else { continue }
-                guard case .time(let recorded) = verdict else {
-                    // A corrupt record: its time cannot be placed, so neither can its reports.
+                guard case .time(let recorded) = verdict, let time = Self.replayTime(recorded, offset: timeOffset) else {
+                    // A corrupt record, or one the wire cannot date: its reports cannot be placed.
                     implausible += 1
                     if implausible == 1 {
-                        logger.warning(verdict == .jump ? "record whose timestamp leaps away and back skipped" : "record with an impossible timestamp skipped", metadata: [
+                        let reason = switch verdict {
+                        case .jump: "record whose timestamp leaps away and back skipped"
+                        case .implausible: "record with an impossible timestamp skipped"
+                        case .time: "record dated before 2015 or after 2099, which the wire does not carry, skipped (--rebase-time replays a capture as of now)"
+                        }
+                        logger.warning("\(reason)", metadata: [
                             "replay.file": "\(path)", "replay.offset": "\(record.offset)", "replay.timestamp": "\(record.timestamp.rawValue)"])
                     }
                     continue
                 }
-                let time = recorded &+ timeOffset
                 if case .factor(let factor) = speed {
                     let start = origin ?? (clock.now, time)
                     origin = start

@@ -103,6 +103,9 @@ public struct Chain: Sendable {
     public let storeIndex: [StoreNumber: Int]
     /// Gateway index by id.
     public let gatewayIndex: [GatewayID: Int]
+    /// Per store, its calibrated fingerprints for the `fingerprint` rule; nil for a store the
+    /// calibration does not cover (see ``attach(_:)``).
+    public internal(set) var fingerprints: [StoreFingerprints?] = []
 
     /// The section index of (store major, section minor), if configured.
     public func sectionIndex(store major: StoreNumber, section minor: SectionNumber) -> Int? {
@@ -204,8 +207,10 @@ extension ChainConfig {
                 pathLossExponent: gateway.pathLossExponent ?? tuning.pathLossExponent))
         }
 
-        return Chain(
+        var chain = Chain(
             siteUUID: siteUUID.uppercased(), tuning: tuning, stores: stores, sections: sections,
             gateways: gateways, storeIndex: storeIndex, gatewayIndex: gatewayIndex)
+        try chain.attach(self)
+        return chain
     }
 }

@@ -120,7 +120,7 @@ extension ChainConfig {
 
     /// The keys each object of the format may have; anything else is reported.
     static let knownKeys: [String: Set<String>] = [
-        "$": ["site_uuid", "stores", "gateways", "tuning", "comment"],
+        "$": ["site_uuid", "stores", "gateways", "tuning", "calibration", "comment"],
         "store": ["major", "name", "notify_on_entry", "notify_on_exit", "sections", "comment"],
         "section": ["minor", "name", "adjacent", "polygon", "street_door", "notify_on_entry", "notify_on_exit", "comment"],
         "gateway": ["id", "store", "section", "position", "calibration_db", "path_loss_exponent", "comment"],
@@ -146,7 +146,7 @@ extension ChainConfig {
     }
 
     static let kinds: [String: [String: Kind]] = [
-        "$": ["site_uuid": .string, "stores": .array, "gateways": .array, "tuning": .object, "comment": .string],
+        "$": ["site_uuid": .string, "stores": .array, "gateways": .array, "tuning": .object, "calibration": .string, "comment": .string],
         "store": ["major": .integer, "name": .string, "notify_on_entry": .bool, "notify_on_exit": .bool, "sections": .array, "comment": .string],
         "section": ["minor": .integer, "name": .string, "adjacent": .array, "polygon": .array, "street_door": .bool,
                     "notify_on_entry": .bool, "notify_on_exit": .bool, "comment": .string],

@@ -13,16 +13,25 @@ public struct ChainConfig: Codable, Sendable, Equatable {
     public var gateways: [Gateway]
     /// `tuning`: decision parameters; every key is optional and defaults as documented in ``Tuning``.
     public var tuning: Tuning
+    /// `calibration` (optional): the calibration file the `fingerprint` rule reads (written by
+    /// `beacon-aggregator calibrate`), as a path relative to the chain file's folder. The engine
+    /// reads no file: the aggregator's loader reads it into ``calibration``.
+    public var calibrationFile: String?
+    /// The contents of ``calibrationFile``, once read and checked; not a key of the chain file.
+    public var calibration: Calibration?
 
-    public init(siteUUID: String, stores: [Store], gateways: [Gateway], tuning: Tuning = Tuning()) {
+    public init(siteUUID: String, stores: [Store], gateways: [Gateway], tuning: Tuning = Tuning(),
+                calibrationFile: String? = nil, calibration: Calibration? = nil) {
         self.siteUUID = siteUUID
         self.stores = stores
         self.gateways = gateways
         self.tuning = tuning
+        self.calibrationFile = calibrationFile
+        self.calibration = calibration
     }
 
     enum CodingKeys: String, CodingKey {
-        case siteUUID = "site_uuid", stores, gateways, tuning
+        case siteUUID = "site_uuid", stores, gateways, tuning, calibrationFile = "calibration"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -31,6 +40,7 @@ public struct ChainConfig: Codable, Sendable, Equatable {
         stores = try c.decode([Store].self, forKey: .stores)
         gateways = try c.decode([Gateway].self, forKey: .gateways)
         tuning = try c.decodeIfPresent(Tuning.self, forKey: .tuning) ?? Tuning()
+        calibrationFile = try c.decodeIfPresent(String.self, forKey: .calibrationFile)
     }
 
     /// A store: Core Location's UUID+major region.

@@ -75,6 +75,7 @@ enum SectionRules {
         case .hmm: SectionRuleSlot(PosteriorRule(chain: chain))
         case .nearest: SectionRuleSlot(NearestRule())
         case .strongest: SectionRuleSlot(StrongestRule(chain: chain))
+        case .fingerprint: SectionRuleSlot(FingerprintRule(chain: chain))
         }
     }
 }

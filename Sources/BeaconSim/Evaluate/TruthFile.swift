@@ -37,8 +37,15 @@ public enum TruthFile {
 
     /// Reads a truth file and the end of its recorded period, when it records one.
     public static func readWithEnd(path: String) throws -> (changes: [TruthChange], end: Int64?) {
+        let (numbered, end) = try readNumbered(path: path)
+        return (numbered.map(\.change), end)
+    }
+
+    /// Reads a truth file, each change with its 1-based line number (for errors about what it
+    /// says, such as a section the chain does not have), and the end of its recorded period.
+    public static func readNumbered(path: String) throws -> (changes: [(line: Int, change: TruthChange)], end: Int64?) {
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        var changes: [TruthChange] = []
+        var changes: [(line: Int, change: TruthChange)] = []
         var end: Int64?
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             func fail(_ reason: String) -> EvaluationInputError { EvaluationInputError(file: path, line: n + 1, reason: reason) }
@@ -60,13 +67,13 @@ public enum TruthFile {
                 guard object["major"] == nil || object["major"] is NSNull, object["minor"] == nil || object["minor"] is NSNull else {
                     throw fail("an unscored line names no store or section (drop \"major\" and \"minor\")")
                 }
-                changes.append(TruthChange(time: t, device: device, place: .unscored))
+                changes.append((n + 1, TruthChange(time: t, device: device, place: .unscored)))
                 continue
             }
             let major = try number(object["major"], "major", fail: fail)
             let minor = try number(object["minor"], "minor", fail: fail)
             if major == nil && minor != nil { throw fail("a section (\"minor\") without its store (\"major\")") }
-            changes.append(TruthChange(time: t, device: device, store: major, section: minor))
+            changes.append((n + 1, TruthChange(time: t, device: device, store: major, section: minor)))
         }
         return (changes, end)
     }

@@ -40,6 +40,26 @@ enum FieldPath: Sendable {
     }
 
     func appending(_ key: StaticString) -> String { appending(key.description) }
+
+    /// The path of a member whose key comes from the payload (the names of a counter map): the key
+    /// with control characters escaped and cut after ``maxKeyBytes`` (`…` then), so that a path stays
+    /// one short line and fits a dead letter's `field` (``WireText/maxFieldLength``) whatever the
+    /// payload's keys are.
+    func appending(payloadKey key: String) -> String {
+        var text = ""
+        for scalar in key.unicodeScalars {
+            let shown = scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
+            guard text.utf8.count + shown.utf8.count <= Self.maxKeyBytes else {
+                text += "…"
+                break
+            }
+            text += shown
+        }
+        return appending(text)
+    }
+
+    /// The most bytes of a payload's key shown in a path.
+    static let maxKeyBytes = 64
 }
 
 extension StaticString {

@@ -41,7 +41,7 @@ extension ObjectReader {
         var end = json_object_iter_end(map.object)
         while json_object_iter_equal(&iterator, &end) == 0 {
             let name = String(cString: json_object_iter_peek_name(&iterator))
-            let field = map.path.appending(name)
+            let field = map.path.appending(payloadKey: name)
             guard let value = json_object_iter_peek_value(&iterator) else {
                 throw WireError(field: field, reason: .wrongType(expected: .integer, found: .null))
             }

@@ -9,7 +9,7 @@ import CJSONC
 public final class WireDecoder {
     /// The bounds every decoded payload is held to.
     public let limits: WireLimits
-    private let tokener: JSONTokener
+    private var tokener: JSONTokener
 
     /// Creates a decoder; `limits.maxDepth` is fixed into its parser here.
     public init(limits: WireLimits = .default) {

@@ -1,0 +1,91 @@
+/// A site's calibration: what each gateway of a store hears when a device is in each of the
+/// store's sections, learnt from a walk with a known truth (`beacon-aggregator calibrate`), for the
+/// `fingerprint` rule.
+///
+/// This is the file format (docs/CALIBRATION.md), decoded as it is written; the chain config names
+/// the file in its `calibration` key. It is checked on its own by ``Calibration/parse(_:)`` and
+/// against the chain by ``Calibration/validate(against:)``. JSON keys are snake_case and
+/// documented per property; unknown keys are errors.
+///
+/// A fingerprint describes the gateway's *calibrated* level (its report plus the chain's
+/// `calibration_db` for it) as the engine's per-link filter estimates it: change a gateway's
+/// `calibration_db` and its fingerprints must be learnt again.
+public struct Calibration: Codable, Sendable, Equatable {
+    /// `comment` (optional): where the calibration came from; the learner writes the walk's files.
+    public var comment: String?
+    /// `stores`: the calibrated stores. A store of the chain not listed here has no fingerprints,
+    /// and the `fingerprint` rule decides its sections as `hysteresis` does.
+    public var stores: [Store]
+
+    /// A calibration.
+    public init(comment: String? = nil, stores: [Store]) {
+        self.comment = comment
+        self.stores = stores
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case comment, stores
+    }
+
+    /// One store's fingerprints: one for every (gateway of the store, section of the store).
+    public struct Store: Codable, Sendable, Equatable {
+        /// `major`: the store, as in the chain config.
+        public var major: Int
+        /// `fingerprints`: one per gateway of the store per section of the store, none missing.
+        public var fingerprints: [Fingerprint]
+
+        /// A store's fingerprints.
+        public init(major: Int, fingerprints: [Fingerprint]) {
+            self.major = major
+            self.fingerprints = fingerprints
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case major, fingerprints
+        }
+    }
+
+    /// What one gateway hears of a device in one section: a Gaussian over its filtered level
+    /// when it hears it, and how often it does.
+    public struct Fingerprint: Codable, Sendable, Equatable {
+        /// `gateway`: the gateway's id, as in the chain config.
+        public var gateway: String
+        /// `section`: the minor of the section of the store the device is in.
+        public var section: Int
+        /// `mean_dbm`: the mean filtered level when the gateway hears the device there, dBm
+        /// (−127…20).
+        public var meanDBm: Double
+        /// `sd_db`: its standard deviation, dB (3…30): below 3 dB one reading a few dB off would
+        /// rule the section out, so the learner floors it there.
+        public var sdDB: Double
+        /// `heard`: the share of the time the gateway hears the device there (0.02…0.98): a gateway
+        /// that hears someone lately but not this device is evidence too, never proof.
+        public var heard: Double
+        /// `samples` (optional): how many half-second samples of the walk this was learnt from;
+        /// 0 where the walk never went (then the mean, deviation and share are wide defaults).
+        public var samples: Int?
+
+        /// A fingerprint.
+        public init(gateway: String, section: Int, meanDBm: Double, sdDB: Double, heard: Double, samples: Int? = nil) {
+            self.gateway = gateway
+            self.section = section
+            self.meanDBm = meanDBm
+            self.sdDB = sdDB
+            self.heard = heard
+            self.samples = samples
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case gateway, section, meanDBm = "mean_dbm", sdDB = "sd_db", heard, samples
+        }
+    }
+
+    /// The least standard deviation of a fingerprint, dB.
+    public static let minimumSD = 3.0
+    /// The widest standard deviation of a fingerprint, dB: wider says nothing.
+    public static let maximumSD = 30.0
+    /// The range of `heard`: a gateway is never certain to hear, or to miss, a device.
+    public static let heardRange: ClosedRange<Double> = 0.02...0.98
+    /// The range of `mean_dbm`: what a receiver can report.
+    public static let meanRange: ClosedRange<Double> = -127...20
+}

@@ -1,0 +1,169 @@
+import BeaconCore
+import BeaconWire
+import Foundation
+import TestSupport
+import Testing
+@testable import BeaconAggregator
+@testable import BeaconEngine
+
+/// The calibration file from the chain's point of view — read relative to the chain file, its
+/// problems reported with its own name — and `beacon-aggregator calibrate` and `check-config`
+/// on a synthetic walk through ``Fixture``'s store 1.
+@Suite("Calibration: loading, check-config, calibrate")
+struct CalibrationCommandTests {
+    static let t0: Int64 = 1_790_000_000_000
+
+    /// A folder with the fixture's chain (`chain.json`, naming `calibration` when given), a walk
+    /// through sections 10, 20 and 30 of store 1, 60 s each (`walk.txt`, the edges' batches with
+    /// the levels of ``CalibrationFixture`` and a few dB of noise) and its truth (`walk.jsonl`).
+    static func site(calibration: String? = nil, truth: [String]? = nil) throws -> URL {
+        let folder = try TestDirectory.make("calibration")
+        var config = Fixture.config { $0.rule = .fingerprint }
+        config.calibrationFile = calibration
+        try JSONEncoder().encode(config).write(to: folder.appendingPathComponent("chain.json"))
+        var random = SplitMix64(state: 7)
+        var lines: [String] = []
+        var seq: [String: UInt64] = [:]
+        let gateways = CalibrationFixture.gateways.map(\.id) + ["gw-h"]
+        for second in 0..<180 {
+            for gateway in gateways {
+                var sightings: [Sighting] = []
+                if let home = CalibrationFixture.gateways.first(where: { $0.id == gateway })?.section {
+                    let hops = abs(CalibrationFixture.sections.firstIndex(of: home)! - second / 60)
+                    for k in 0..<4 where Double(random.next() % 1000) / 1000 < CalibrationFixture.picture(hops: hops).heard {
+                        let noise = Int(random.next() % 7) - 3
+                        let rssi = Int(CalibrationFixture.picture(hops: hops).mean) + noise
+                        sightings.append(Sighting(device: Fixture.phone, time: t0 + Int64(second) * 1000 + Int64(k) * 250, rssi: rssi))
+                    }
+                }
+                let batch = SightingBatch(gateway: try GatewayID(gateway), sequence: seq[gateway, default: 0], sent: t0 + Int64(second + 1) * 1000, sightings: sightings)
+                seq[gateway, default: 0] += 1
+                let store: StoreNumber = gateway == "gw-h" ? 2 : 1
+                lines.append(TopicScheme.standard.string(for: .sightings(store: store, gateway: try GatewayID(gateway))) + " " + String(decoding: batch.encoded(), as: UTF8.self))
+            }
+        }
+        try (lines.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("walk.txt"), atomically: true, encoding: .utf8)
+        let dev = Fixture.phone.rawValue
+        let truthLines = truth ?? [
+            #"{"t":\#(t0 - 1000),"dev":"\#(dev)","unscored":true}"#,
+            #"{"t":\#(t0),"dev":"\#(dev)","major":1,"minor":10}"#,
+            #"{"t":\#(t0 + 60_000),"dev":"\#(dev)","major":1,"minor":20}"#,
+            #"{"t":\#(t0 + 120_000),"dev":"\#(dev)","major":1,"minor":30}"#,
+            #"{"t":\#(t0 + 180_000),"end":true}"#,
+        ]
+        try (truthLines.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("walk.jsonl"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test("the chain reads its calibration file relative to itself; a problem in it carries that file's name")
+    func load() throws {
+        let folder = try Self.site(calibration: "cal/store1.json")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("cal"), withIntermediateDirectories: true)
+        let calibrationPath = folder.appendingPathComponent("cal/store1.json").path
+        let chainPath = folder.appendingPathComponent("chain.json").path
+        do {
+            _ = try ChainConfig.load(path: chainPath)
+            Issue.record("a missing calibration file was accepted")
+        } catch {
+            #expect(error.file == chainPath && error.issues.first?.path == "$.calibration" && error.description.contains("cannot read \"cal/store1.json\""), "\(error)")
+        }
+        try CalibrationFixture.calibration.fileText().write(toFile: calibrationPath, atomically: true, encoding: .utf8)
+        let chain = try ChainConfig.load(path: chainPath).resolve()
+        #expect(chain.calibratedStores == [1] && chain.tuning.rule == .fingerprint)
+
+        try CalibrationFixture.calibration.fileText().replacingOccurrences(of: "\"sd_db\": 4.0", with: "\"sd_db\": 2.0")
+            .write(toFile: calibrationPath, atomically: true, encoding: .utf8)
+        do {
+            _ = try ChainConfig.load(path: chainPath)
+            Issue.record("a fingerprint of 2 dB was accepted")
+        } catch {
+            #expect(error.file == calibrationPath && error.issues.contains { $0.path == "$.stores[0].fingerprints[0].sd_db" }, "\(error)")
+        }
+        let empty = try Self.site(calibration: "").appendingPathComponent("chain.json").path
+        do {
+            _ = try ChainConfig.load(path: empty)
+            Issue.record("an empty calibration file name was accepted")
+        } catch {
+            #expect(error.file == empty && error.issues.first?.path == "$.calibration" && error.description.contains("is empty"), "\(error)")
+        }
+        var misfit = CalibrationFixture.calibration
+        misfit.stores[0].fingerprints[0].gateway = "gw-gone"
+        try misfit.fileText().write(toFile: calibrationPath, atomically: true, encoding: .utf8)
+        do {
+            _ = try ChainConfig.load(path: chainPath)
+            Issue.record("a fingerprint of an unknown gateway was accepted")
+        } catch {
+            #expect(error.file == calibrationPath && error.issues.contains { $0.path == "$.stores[0].fingerprints[0].gateway" && $0.message.contains("not in the chain") }, "\(error)")
+        }
+    }
+
+    @Test("calibrate learns the walk, says how much it helps, and check-config takes the file it writes")
+    func calibrate() async throws {
+        let folder = try Self.site(calibration: "calibration.json")
+        let chain = folder.appendingPathComponent("chain.json").path, output = folder.appendingPathComponent("calibration.json").path
+        let run = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output,
+            folder.appendingPathComponent("walk.txt").path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("fingerprints for store(s) 1 from") && run.output.contains("section accuracy"), "\(run.output)")
+        #expect(run.output.contains("held out (every other visit of each section") && run.output.contains("\"calibration\": \"calibration.json\""), "\(run.output)")
+        let learnt = try Calibration.parse(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+        #expect(learnt.stores.map(\.major) == [1] && learnt.stores[0].fingerprints.count == 12)
+        let own = try #require(learnt.stores[0].fingerprints.first { $0.gateway == "gw-a" && $0.section == 10 })
+        #expect(abs(own.meanDBm - -55) < 2 && own.sdDB >= 3 && own.heard > 0.9 && (own.samples ?? 0) >= 100)
+
+        let check = try await CommandLineTests.run("beacon-aggregator", ["check-config", chain])
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.contains("calibration.json: OK — fingerprints for store(s) 1"), "\(check.output)")
+        #expect(check.output.contains("1 store(s) without fingerprints decide as hysteresis: 2"), "\(check.output)")
+
+        // A second walk, of store 1 again, keeps what the file has of the other stores.
+        var both = learnt
+        both.stores.append(.init(major: 2, fingerprints: [.init(gateway: "gw-h", section: 1, meanDBm: -60, sdDB: 5, heard: 0.9)]))
+        try both.fileText().write(toFile: output, atomically: true, encoding: .utf8)
+        let again = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output,
+            folder.appendingPathComponent("walk.txt").path,
+        ])
+        #expect(again.status == 0 && again.output.contains("kept the fingerprints of store(s) 2"), "\(again.output)")
+        #expect(try Calibration.parse(Array(try Data(contentsOf: URL(fileURLWithPath: output)))).stores.map(\.major) == [1, 2])
+        let checked = try await CommandLineTests.run("beacon-aggregator", ["check-config", chain])
+        #expect(checked.status == 0 && checked.output.contains("fingerprints for store(s) 1, 2") && !checked.output.contains("note:"), "\(checked.output)")
+    }
+
+    @Test("calibrate refuses a walk it cannot learn from, naming the file and line")
+    func refused() async throws {
+        let dev = Fixture.phone.rawValue, t0 = Self.t0
+        let cases: [(truth: [String]?, extra: [String], words: String)] = [
+            (nil, ["--device", "mac-AA:BB:CC:DD:EE:99"], "walk.jsonl: has no line for device mac-AA:BB:CC:DD:EE:99"),
+            ([#"{"t":\#(t0),"dev":"\#(dev)","major":1,"minor":10}"#, #"{"t":\#(t0 + 60_000),"dev":"\#(dev)","major":1,"minor":99}"#],
+             [], "walk.jsonl:2: store 1 has no section 99 (it has 10, 20, 30)"),
+            ([#"{"t":\#(t0),"dev":"\#(dev)","major":5,"minor":1}"#], [], "walk.jsonl:1: store 5 is not in the chain"),
+            ([#"{"t":\#(t0 + 900_000),"dev":"\#(dev)","major":1,"minor":10}"#, #"{"t":\#(t0 + 960_000),"end":true}"#], [], "no scored sample"),
+            ([#"{"t":\#(t0),"dev":"\#(dev)","major":1,"minor":10}"#, #"{"t":\#(t0),"dev":"mac-AA:BB:CC:DD:EE:01","major":1,"minor":10}"#],
+             [], "names 2 devices"),
+        ]
+        for (truth, extra, words) in cases {
+            let folder = try Self.site(truth: truth)
+            let run = try await CommandLineTests.run("beacon-aggregator", [
+                "calibrate", "--config", folder.appendingPathComponent("chain.json").path,
+                "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", folder.appendingPathComponent("out.json").path,
+                folder.appendingPathComponent("walk.txt").path,
+            ] + extra)
+            #expect(run.status == 2 && run.output.contains(words), "\(words): exit \(run.status.map(String.init) ?? "?"): \(run.output)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.json").path))
+        }
+    }
+
+    @Test("check-config reports a broken calibration file with its own name")
+    func checkConfigBroken() async throws {
+        let folder = try Self.site(calibration: "calibration.json")
+        let path = folder.appendingPathComponent("calibration.json").path
+        try #"{"stores":[{"major":1,"fingerprints":[{"gateway":"gw-a","section":10,"mean_dbm":-55,"sd_db":4,"heard":0.95,"sample":3}]}]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let check = try await CommandLineTests.run("beacon-aggregator", ["check-config", folder.appendingPathComponent("chain.json").path])
+        #expect(check.status == 1, "\(check.output)")
+        #expect(check.output.contains("\(path): 1 problem") && check.output.contains("$.stores[0].fingerprints[0].sample: unknown key (did you mean \"samples\"?)"), "\(check.output)")
+    }
+}
