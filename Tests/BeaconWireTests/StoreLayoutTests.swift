@@ -2,7 +2,7 @@ import BeaconCore
 import BeaconWire
 import Testing
 
-/// The store layout (`beaconnet/stores/<store>/layout`): the example of docs/WIRE-LAYOUT.md and
+/// The store layout (`beaconnet/stores/<store>/layout`): the example of docs/WIRE.md (Store layout) and
 /// docs/DASHBOARD.md decodes to its value and is exactly what the encoder writes; bad plans are
 /// refused with the path of the field at fault.
 @Suite("Store layout payload")
