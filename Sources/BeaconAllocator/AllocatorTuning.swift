@@ -9,7 +9,7 @@ import Glibc
 /// them all after the walk. glibc keeps only 7 freed blocks per size in its per-thread cache by
 /// default, so most of those calls fall through to its slower general paths: measured, malloc and
 /// free are ~40 % of a batch's decode. `glibc.malloc.tcache_count=2048` lets a whole batch's blocks
-/// be recycled from the cache; decode throughput rises by ~12 % (README, measured figures).
+/// be recycled from the cache; decode throughput rises by ~12 % (docs/MEASUREMENTS.md).
 /// glibc reads tunables only at start-up, so the process re-executes itself once with the tunable
 /// in its environment.
 ///

@@ -6,7 +6,7 @@
 // cache (tcache) that malloc and free use: every call runs the general allocator, whose small-bin
 // path then walks the bin to refill the cache — blocks that calloc itself will never take. With
 // the aggregator's device state around, those walks miss the CPU cache; measured, _int_malloc was
-// ~28 % of the aggregator benchmark's CPU samples, ~2 % with this file (README, measured figures).
+// ~28 % of the aggregator benchmark's CPU samples, ~2 % with this file (docs/MEASUREMENTS.md).
 //
 // Mechanism: a calloc defined in the executable interposes the C library's for the whole process
 // (the dynamic linker looks in the executable first); blocks still come from glibc's malloc, so

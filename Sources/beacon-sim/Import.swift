@@ -40,7 +40,7 @@ struct Import: ParsableCommand {
     @Option(help: "Seconds between runs laid end to end in all/ (unscored; the gateways keep sending empty batches), 1…3600.")
     var gap = 60
 
-    @Option(help: "Decision rule written into the chain's tuning: hysteresis, hmm or nearest.")
+    @Option(help: "Decision rule written into the chain's tuning: \(Tuning.Rule.allCases.map(\.rawValue).joined(separator: ", ")).")
     var rule = Tuning().rule.rawValue
 
     @Option(help: "Topic root of the trace.")

@@ -13,7 +13,7 @@ struct PrintChain: ParsableCommand {
     @Option(help: "Number of stores (majors from 101).")
     var stores = 3
 
-    @Option(help: "Decision rule written into the tuning: hysteresis, hmm or nearest.")
+    @Option(help: "Decision rule written into the tuning: \(Tuning.Rule.allCases.map(\.rawValue).joined(separator: ", ")).")
     var rule = "hysteresis"
 
     @Option(help: "Exit rule written into the tuning: adaptive or timeout (a fixed exit_timeout_s).")

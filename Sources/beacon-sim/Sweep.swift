@@ -9,7 +9,7 @@ import BeaconSim
 struct Sweep: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Evaluate a grid of tuning settings on the simulator (in process).")
 
-    @Option(help: "Rules to try (comma-separated): hysteresis, hmm, nearest.")
+    @Option(help: "Rules to try (comma-separated): \(Tuning.Rule.allCases.map(\.rawValue).joined(separator: ", ")).")
     var rules = "hysteresis,hmm"
 
     @Option(help: "Switch margins to try, dB (comma-separated).")

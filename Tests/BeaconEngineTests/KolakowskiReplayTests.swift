@@ -51,7 +51,7 @@ struct KolakowskiReplayTests {
         }
     }
 
-    /// The README's real-radio claim for the default: over all five robot runs (1 809 s) it beats
+    /// The real-radio claim for the default (docs/MEASUREMENTS.md): over all five robot runs (1 809 s) it beats
     /// the nearest-gateway baseline.
     @Test("over all real robot runs the default rule beats the nearest gateway")
     func allRuns() throws {

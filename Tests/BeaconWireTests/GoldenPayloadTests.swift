@@ -2,7 +2,7 @@ import BeaconCore
 import BeaconWire
 import Testing
 
-/// The README's example payloads: each decodes to its fixture, and the fixture encodes to it.
+/// docs/WIRE.md's example payloads: each decodes to its fixture, and the fixture encodes to it.
 @Suite("Golden payloads")
 struct GoldenPayloadTests {
     struct Golden: Sendable, CustomTestStringConvertible {
@@ -40,7 +40,7 @@ struct GoldenPayloadTests {
         #expect(encoded == minified(golden.json))
     }
 
-    @Test("each example is published on the topic the README names")
+    @Test("each example is published on the topic docs/WIRE.md names")
     func topics() {
         let scheme = TopicScheme.standard
         #expect(scheme.string(for: .sightings(store: 12, gateway: Fixtures.batch.gateway)) == "beaconnet/sightings/12/gw-12-3a")

@@ -76,7 +76,7 @@ struct ClientIDTests {
         }
     }
 
-    @Test("a gateway added at run time with mosquitto_ctrl, as the README says, publishes through the bridge and is bound too")
+    @Test("a gateway added at run time with mosquitto_ctrl, as docs/DEPLOYMENT.md says, publishes through the bridge and is bound too")
     func gatewayAddedAtRunTime() async throws {
         try await withShippedChain { chain in
             try await chain.untilFlowing()
@@ -106,7 +106,7 @@ struct ClientIDTests {
         }
     }
 
-    /// Runs `mosquitto_ctrl dynsec …` for each command, as the README says: with the options file
+    /// Runs `mosquitto_ctrl dynsec …` for each command, as docs/DEPLOYMENT.md says: with the options file
     /// make-credentials.sh writes as its configuration (here through XDG_CONFIG_HOME rather than
     /// root's ~/.config), against the broker's loopback listener.
     static func control(_ broker: ShippedBroker, _ commands: [[String]]) async throws {

@@ -38,18 +38,41 @@ if (($#)); then
     timeout --signal=INT --kill-after=30 2400 swift test --skip-build "$@"
     exit
 fi
-# The live-scan test first and on its own: its virtual machine takes both cores for about a minute
-# and would slow the timed integration tests down. Both run whatever the other's outcome.
+# Three runs, one after another, so that CPU-bound suites never starve the timed ones: the
+# live-scan test (its virtual machine takes both cores for about a minute); the pure suites (the
+# engine, the simulator and its real-recording tables, the wire and the parsers: CPU-bound, no
+# timing); then everything that runs real brokers and programs. Each runs whatever the others' outcome.
+pure="BeaconCoreTests|BeaconWireTests|BeaconEngineTests|BeaconSimTests"
 status=0
-echo "test: running the live-scan test (beacon-edge under Linux in qemu; docs/LIVE-SCAN.md)" >&2
-timeout --signal=INT --kill-after=30 900 swift test --skip-build --filter LiveScanTests || status=$?
-echo "test: running all the other tests" >&2
-timeout --signal=INT --kill-after=30 2400 swift test --skip-build --skip LiveScanTests || status=$?
+summary=()
+phase() {
+    local name=$1 limit=$2; shift 2
+    local out started=$SECONDS code=0
+    out=$(mktemp)
+    echo "test: $name" >&2
+    timeout --signal=INT --kill-after=30 "$limit" swift test --skip-build "$@" 2>&1 | tee "$out" || code=$?
+    local result
+    result=$(grep -E "Test run with [0-9]+ tests?" "$out" | tail -1 | sed -E 's/^[^T]*//')
+    summary+=("$(printf '%-34s %4d s  %s' "$name" $((SECONDS - started)) "${result:-no Swift Testing result (exit $code)}")")
+    rm -f "$out"
+    ((code == 0)) || status=$code
+}
+phase "live scan (qemu)" 900 --filter LiveScanTests
+phase "pure suites" 2400 --filter "$pure"
+phase "brokers and programs" 2400 --skip "$pure|LiveScanTests"
 
 # After the tests, so that a finding never hides a test failure and CI's time goes to the tests first.
 if [[ ${BEACONNET_SKIP_FUZZ:-0} == 1 ]]; then
     echo "test: fuzzing skipped (BEACONNET_SKIP_FUZZ=1)" >&2
 else
-    "$root/deploy/scripts/fuzz.sh" "${BEACONNET_FUZZ_SECONDS:-60}" || status=$?
+    started=$SECONDS
+    fuzz=0
+    "$root/deploy/scripts/fuzz.sh" "${BEACONNET_FUZZ_SECONDS:-60}" || fuzz=$?
+    summary+=("$(printf '%-34s %4d s  %s' "fuzzing (deploy/scripts/fuzz.sh)" $((SECONDS - started)) "$( ((fuzz == 0)) && echo "no finding" || echo "FAILED (exit $fuzz)")")")
+    ((fuzz == 0)) || status=$fuzz
 fi
+echo >&2
+echo "test: summary" >&2
+printf '  %s\n' "${summary[@]}" >&2
+echo "test: $( ((status == 0)) && echo "all passed" || echo "FAILED (exit $status)")" >&2
 exit "$status"

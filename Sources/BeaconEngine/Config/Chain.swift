@@ -40,7 +40,7 @@ public struct Chain: Sendable {
         public let streetDoor: Bool
         /// Where that door is and which way is out, when the section has a polygon: the midpoint of
         /// the polygon's edge on the street side of the plan (lowest y), facing −y — the convention
-        /// the README documents and `beacon-sim` builds its floors with.
+        /// docs/CONFIGURATION.md documents and `beacon-sim` builds its floors with.
         public var streetDoorway: (door: Point, outward: Point)? {
             guard streetDoor, let polygon, polygon.count >= 3 else { return nil }
             let minY = polygon.map(\.y).min()!

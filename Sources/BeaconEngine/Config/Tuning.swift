@@ -1,5 +1,5 @@
 /// Decision parameters of the engine (`tuning` in the chain config). Every key is optional; the
-/// defaults are the ones measured in the README's figures.
+/// defaults are the ones measured in docs/MEASUREMENTS.md.
 public struct Tuning: Codable, Sendable, Equatable {
     /// Which rule decides the section from the scores.
     public enum Rule: String, Codable, Sendable, CaseIterable {

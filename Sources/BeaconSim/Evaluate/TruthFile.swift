@@ -122,7 +122,7 @@ public enum TruthFile {
     /// or `beacon-aggregator replay` output); other topics are skipped, bad event lines reported.
     /// An event delivered twice (QoS 1 redelivery, an aggregator restart) counts once: repeats
     /// are dropped by (`dev`, `major`, `seq`) within ``repeatWindow`` of the first copy's time, as
-    /// the README tells consumers to (a device back after 10 minutes outside starts again at `seq`
+    /// docs/WIRE.md tells consumers to (a device back after 10 minutes outside starts again at `seq`
     /// 1). `last` is the latest event or state time, `.min` when the file holds neither.
     public static func readEvents(path: String, scheme: TopicScheme) throws -> (events: [ReportedTransition], last: Int64) {
         let text = try String(contentsOfFile: path, encoding: .utf8)

@@ -1,7 +1,7 @@
 public import BeaconCore
 
 /// Every topic BeaconNet publishes, typed. ``TopicScheme`` turns one into its string under a root
-/// (default `beaconnet`) and parses a string back; the README's topic table is the contract.
+/// (default `beaconnet`) and parses a string back; docs/WIRE.md's topic table is the contract.
 public enum Topic: Hashable, Sendable {
     /// `<root>/sightings/<store>/<gw>`: a ``SightingBatch`` from one gateway (edge → aggregator).
     case sightings(store: StoreNumber, gateway: GatewayID)

@@ -1,6 +1,6 @@
-/// One realistic example per payload (two where a topic has two shapes), exactly as the README
+/// One realistic example per payload (two where a topic has two shapes), exactly as docs/WIRE.md
 /// shows them. Each decodes to the value in ``Fixtures`` and is, minus whitespace, exactly what
-/// the encoder writes for that value, so the README cannot drift from the code.
+/// the encoder writes for that value, so docs/WIRE.md cannot drift from the code.
 enum GoldenPayloads {
     /// `beaconnet/sightings/12/gw-12-3a`
     static let sightingBatch = #"""
