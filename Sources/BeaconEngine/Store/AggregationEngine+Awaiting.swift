@@ -15,7 +15,7 @@ extension AggregationEngine {
     mutating func decideAwaiting(inStoreOf gateway: Int, into out: inout [EngineOutput]) {
         let store = Int(gatewayStore[gateway])
         guard !awaiting[store].isEmpty, let watermark = clock.watermark else { return }
-        let horizon = max(heardTo(store: store, listening(at: watermark)) ?? watermark, watermark)
+        let horizon = max(heardTo(store: store, listening(at: watermark), forDecisions: true) ?? watermark, watermark)
         decideAwaiting(store: store, upTo: horizon, into: &out)
     }
 

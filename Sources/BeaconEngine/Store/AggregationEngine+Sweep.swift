@@ -12,7 +12,8 @@ extension AggregationEngine {
         let heardTo = storesHeardTo(listening)
         // Decisions still awaiting a gateway that lags the watermark are made now.
         for store in awaiting.indices where !awaiting[store].isEmpty {
-            decideAwaiting(store: store, upTo: max(heardTo[store] ?? watermark, watermark), into: &out)
+            let horizon = self.heardTo(store: store, listening, forDecisions: true) ?? watermark
+            decideAwaiting(store: store, upTo: max(horizon, watermark), into: &out)
         }
         let timeout = Int64(tuning.exitTimeoutSeconds * 1000)
         for track in tracks.indices {
@@ -77,8 +78,10 @@ extension AggregationEngine {
         chain.stores.indices.map { heardTo(store: $0, listening) }
     }
 
-    /// The same for one store.
-    func heardTo(store: Int, _ listening: Listening) -> EventTime? {
+    /// The same for one store. For decisions (`forDecisions`), a gateway not heard from yet in the
+    /// first minute after the start has reported nothing the store's evidence could include: the
+    /// store has then no horizon but the watermark (nil), where a silence is held at the start.
+    func heardTo(store: Int, _ listening: Listening, forDecisions: Bool = false) -> EventTime? {
         var heardTo: EventTime?
         func bound(_ time: EventTime) { heardTo = min(heardTo ?? time, time) }
         for gateway in chain.stores[store].gateways {
@@ -91,6 +94,7 @@ extension AggregationEngine {
                     bound(covered)
                 }
             } else if listening.starting && track.lastBatch == nil {
+                if forDecisions { return nil }
                 // Resumed from a snapshot, it has reported up to its last batch before the
                 // restart, which a broker outage may put well before this run's first event.
                 bound(min(listening.firstEvent, track.current?.newestSent ?? listening.firstEvent))
