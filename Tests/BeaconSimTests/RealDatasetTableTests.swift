@@ -9,7 +9,7 @@ import Testing
 /// rule. The floors only guard against regressions: far below the measured values, above chance.
 @Suite("Real datasets × rules", .enabled(if: DatasetFixtures.kolakowskiAvailable && DatasetFixtures.salrbAvailable, "../shared/testdata/datasets is absent"))
 struct RealDatasetTableTests {
-    static let rules: [Tuning.Rule] = [.hysteresis, .hmm, .strongest, .nearest]
+    static let rules: [Tuning.Rule] = [.hysteresis, .hmm, .strongest, .nearest, .position]
 
     @Test("accuracy, section enters per true change, change delay, exit delay and false exits per dataset and rule")
     func table() throws {
