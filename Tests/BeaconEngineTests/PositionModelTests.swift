@@ -79,22 +79,22 @@ struct PositionModelTests {
                 let dx = p[0] - model.cells[c].x, dy = p[1] - model.cells[c].y
                 let n = id == "gw-c" ? 3.0 : 2.2
                 let expected = -10 * n * log10(max(0.5, (dx * dx + dy * dy + 0.25).squareRoot()))
-                #expect(abs(model.pathLoss.values[c * 4 + g] - expected) < 1e-12)
+                #expect(abs(model.loss(cell: c, gateway: g) - expected) < 1e-12)
             }
         }
         // On the floor, right by a gateway, the distance is held at 0.5 m: gw-a at (3, 3), the
         // cell at (3.25, 3.25) is 0.35 m from it.
         let floor = try #require(PositionModel(chain: try PositionFixture.config(mountHeight: 0).resolve(), store: 0))
         let cell = try #require(floor.cells.firstIndex(of: Chain.Point(x: 3.25, y: 3.25)))
-        #expect(abs(floor.pathLoss.values[cell * 4] - (-22 * log10(0.5))) < 1e-12)
-        #expect(abs(try Self.model().pathLoss.values[cell * 4] - (-22 * log10((0.125 + 2.25).squareRoot()))) < 1e-12, "the default 1.5 m")
+        #expect(abs(floor.loss(cell: cell, gateway: 0) - (-22 * log10(0.5))) < 1e-12)
+        #expect(abs(try Self.model().loss(cell: cell, gateway: 0) - (-22 * log10((0.125 + 2.25).squareRoot()))) < 1e-12, "the default 1.5 m")
     }
 
     @Test("a cell's log-likelihood: the weighted fit with the device's offset profiled out, by hand")
     func handComputation() throws {
         let model = try Self.model()
         let c = 100
-        let loss = { (g: Int) in model.pathLoss.values[c * 4 + g] }
+        let loss = { (g: Int) in model.loss(cell: c, gateway: g) }
         // Two links of equal weight w = 1/(5² + 11) = 1/36: ll = −½(w·r₁² + w·r₂² − (w·r₁ + w·r₂)²/2w)
         // = −(w/4)·(r₁ − r₂)², whatever the offset the two share.
         let r1 = 4.0, r2 = -2.0
@@ -147,7 +147,7 @@ struct PositionModelTests {
         }
         let chain = try ChainConfig(siteUUID: Fixture.uuid, stores: [.init(major: 1, name: "Shop", sections: sections)], gateways: gateways).resolve()
         let model = try #require(PositionModel(chain: chain, store: 0))
-        #expect(model.cells.count == 500 && model.pathLoss.gateways == 15)
+        #expect(model.cells.count == 500 && model.gatewayCount == 15)
         let links: [FreshLink] = (0..<8).map { ($0 * 2, -60 - Double($0) * 3, 6, -59) }
         var e = [Double](repeating: 0, count: 6)
         let rounds = 2_000

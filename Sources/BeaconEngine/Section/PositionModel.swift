@@ -33,11 +33,14 @@ final class PositionModel: Sendable {
     let step: Double
     /// Every cell, section by section.
     let cells: [Chain.Point]
-    /// Per local section, its cells' indices in ``cells`` and ``pathLoss``.
+    /// Per local section, its cells' indices in ``cells``.
     let sectionCells: [Range<Int>]
-    /// `L[c][g]`, cell-major over the store's gateways in local order (that of
-    /// ``SectionEvidence/links``), dB.
-    let pathLoss: PathLossTable
+    /// The store's gateways.
+    let gatewayCount: Int
+    /// `L[c][g]` at `[g × cells.count + c]`, over the store's gateways in local order (that of
+    /// ``SectionEvidence/links``), dB: gateway-major, so that a decision runs down each fresh
+    /// link's column of cells in order (the loop vectorises).
+    let pathLoss: [Double]
     /// Per `[from × sectionCount + to]` (local), the sections walked through from one to the other,
     /// 1…8 (0 from a section to itself; 8 also for one that cannot be reached).
     let hops: [UInt8]
@@ -64,19 +67,16 @@ final class PositionModel: Sendable {
         self.cells = cells
         sectionCells = ranges
         let h = chain.stores[store].mountHeight
-        var values: [Double] = []
-        values.reserveCapacity(cells.count * gateways.count)
-        for cell in cells {
-            for g in gateways {
-                let gateway = chain.gateways[g]
-                // Checked above: every gateway of the store has a position.
-                let p = gateway.position!
+        gatewayCount = gateways.count
+        pathLoss = gateways.flatMap { g in
+            let gateway = chain.gateways[g]
+            // Checked: every gateway of the store has a position.
+            let p = gateway.position!
+            return cells.map { cell in
                 let dx = p.x - cell.x, dy = p.y - cell.y
-                let d = (dx * dx + dy * dy + h * h).squareRoot()
-                values.append(-10 * gateway.pathLossExponent * log10(max(Self.nearest, d)))
+                return -10 * gateway.pathLossExponent * log10(max(Self.nearest, (dx * dx + dy * dy + h * h).squareRoot()))
             }
         }
-        pathLoss = PathLossTable(positions: cells.count, gateways: gateways.count, values: values)
         hops = sections.flatMap { a in
             sections.map { b in a == b ? 0 : UInt8(min(max(chain.hops(from: a, to: b), 1), 8)) }
         }
@@ -89,6 +89,9 @@ final class PositionModel: Sendable {
         return chain.stores[store].sections.allSatisfy { (chain.sections[$0].polygon?.count ?? 0) >= 3 }
             && !gateways.isEmpty && gateways.allSatisfy { chain.gateways[$0].position != nil }
     }
+
+    /// `L[c][g]`, dB.
+    func loss(cell c: Int, gateway g: Int) -> Double { pathLoss[g * cells.count + c] }
 
     /// The local index of `section`, if it is one of the store's.
     func local(_ section: Int) -> Int? {
@@ -108,42 +111,48 @@ final class PositionModel: Sendable {
         let n = links.count
         guard n >= 2 else { return false }
         let sigma2 = modelSigma * modelSigma
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n) { scratch in
-            // Per link: its weight, and its level centred on the weighted mean (the offset is
-            // profiled out, so the mean changes nothing but keeps the sums small).
-            var sw = 0.0, swa = 0.0
-            for i in 0..<n {
-                let w = 1 / (sigma2 + links[i].variance)
-                scratch[i] = w
-                sw += w
-                swa += w * (links[i].x - links[i].power)
+        // Per link its weight; the levels centred on their weighted mean (the offset is profiled
+        // out, so the mean changes nothing but keeps the sums small).
+        var sw = 0.0, swa = 0.0
+        for l in links {
+            let w = 1 / (sigma2 + l.variance)
+            sw += w
+            swa += w * (l.x - l.power)
+        }
+        let mean = swa / sw
+        var swaa = 0.0
+        for l in links {
+            let a = l.x - l.power - mean
+            swaa += a * a / (sigma2 + l.variance)
+        }
+        let count = cells.count
+        // Per cell Σw·L, Σw·L² and Σw·a·L; then Σw·r = −Σw·L (Σw·a is 0) and
+        // Σw·r² = Σw·a² − 2·Σw·a·L + Σw·L².
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 3 * count) { sums in
+            let swl = UnsafeMutableBufferPointer(rebasing: sums[0..<count])
+            let swll = UnsafeMutableBufferPointer(rebasing: sums[count..<2 * count])
+            let swal = UnsafeMutableBufferPointer(rebasing: sums[2 * count..<3 * count])
+            for c in 0..<count {
+                swl[c] = 0
+                swll[c] = 0
+                swal[c] = 0
             }
-            let mean = swa / sw
-            var swaa = 0.0
-            for i in 0..<n {
-                let a = links[i].x - links[i].power - mean
-                scratch[n + i] = a
-                swaa += scratch[i] * a * a
-            }
-            let stride = pathLoss.gateways
-            pathLoss.values.withUnsafeBufferPointer { loss in
-                for (s, range) in sectionCells.enumerated() {
-                    var best = -Double.infinity
-                    for c in range {
-                        let row = c * stride
-                        // Σw·r = −Σw·L (Σw·a is 0), Σw·r² = Σw·a² − 2·Σw·a·L + Σw·L².
-                        var swl = 0.0, swll = 0.0, swal = 0.0
-                        for i in 0..<n {
-                            let l = loss[row + links[i].g]
-                            let wl = scratch[i] * l
-                            swl += wl
-                            swll += wl * l
-                            swal += wl * scratch[n + i]
-                        }
-                        best = max(best, -0.5 * (swaa - 2 * swal + swll - swl * swl / sw))
+            pathLoss.withUnsafeBufferPointer { loss in
+                for l in links {
+                    let w = 1 / (sigma2 + l.variance), a = l.x - l.power - mean
+                    let column = UnsafeBufferPointer(rebasing: loss[l.g * count..<(l.g + 1) * count])
+                    for c in 0..<count {
+                        let wl = w * column[c]
+                        swl[c] += wl
+                        swll[c] += wl * column[c]
+                        swal[c] += wl * a
                     }
-                    evidence[s] = best
                 }
+            }
+            for (s, range) in sectionCells.enumerated() {
+                var best = -Double.infinity
+                for c in range { best = max(best, -0.5 * (swaa - 2 * swal[c] + swll[c] - swl[c] * swl[c] / sw)) }
+                evidence[s] = best
             }
             return true
         }
@@ -153,7 +162,7 @@ final class PositionModel: Sendable {
     /// takes the best of, per section (tests hold the two equal).
     func logLikelihood(_ links: [FreshLink], modelSigma: Double, cell c: Int) -> Double {
         let w = links.map { 1 / (modelSigma * modelSigma + $0.variance) }
-        let r = links.map { $0.x - $0.power - pathLoss.values[c * pathLoss.gateways + $0.g] }
+        let r = links.map { $0.x - $0.power - loss(cell: c, gateway: $0.g) }
         let sw = w.reduce(0, +)
         let swr = zip(w, r).reduce(0) { $0 + $1.0 * $1.1 }
         let swrr = zip(w, r).reduce(0) { $0 + $1.0 * $1.1 * $1.1 }
