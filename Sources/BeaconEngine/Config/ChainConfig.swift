@@ -66,6 +66,7 @@ public struct ChainConfig: Codable, Sendable, Equatable {
         /// the floor, 1.5 m in the simulator (/work/research2 REPORT.md §6.1).
         public static let defaultMountHeight = 1.5
 
+        /// A store as the file would give it (`mountHeight` nil: the default height).
         public init(major: Int, name: String, notifyOnEntry: Bool = true, notifyOnExit: Bool = true, sections: [Section],
                     mountHeight: Double? = nil) {
             self.major = major
