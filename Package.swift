@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "beacon-edge", targets: ["beacon-edge"]),
         .executable(name: "beacon-aggregator", targets: ["beacon-aggregator"]),
         .executable(name: "beacon-sim", targets: ["beacon-sim"]),
+        .executable(name: "beacon-dashboard", targets: ["beacon-dashboard"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -29,6 +30,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // HTTP for the dashboard and the /metrics endpoints (without its default traits: no
+        // swift-configuration to build), and the Prometheus exposition format.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0", traits: []),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -84,13 +89,37 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
+        // `--metrics HOST:PORT` of beacon-aggregator and beacon-edge: swift-prometheus's registry as
+        // the process's metrics factory, served at /metrics by a small Hummingbird listener.
+        .target(
+            name: "BeaconMetricsExport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // The live dashboard: a read-only MQTT consumer and a web page (plain HTML/CSS/JS embedded in
+        // the binary, server-sent events) with a JSON API.
+        .target(
+            name: "BeaconDashboard",
+            dependencies: [
+                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/dashboard.css"), .embedInCode("Web/dashboard.js")],
+            swiftSettings: strict),
         // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
         .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconEngine", "BeaconWire"], swiftSettings: strict),
 
         .executableTarget(
             name: "beacon-edge",
             dependencies: [
-                "BeaconEdge", "BeaconCore", "BeaconAllocator",
+                "BeaconEdge", "BeaconCore", "BeaconAllocator", "BeaconMetricsExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -100,6 +129,7 @@ let package = Package(
             name: "beacon-aggregator",
             dependencies: [
                 "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconEngine", "BeaconAggregator", "BeaconAllocator", "BeaconSim",
+                "BeaconMetricsExport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -111,6 +141,15 @@ let package = Package(
                 "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconSim", "BeaconEngine", "BeaconAggregator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "beacon-dashboard",
+            dependencies: [
+                "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
 
@@ -171,6 +210,17 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BeaconDashboardTests",
+            dependencies: ["BeaconDashboard", "BeaconWire", "BeaconCore", "BrokerHarness", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BeaconMetricsExportTests",
+            dependencies: [
+                "BeaconMetricsExport", "BrokerHarness", "TestSupport",
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconAggregator
 import BeaconEngine
 import BeaconCore
+import BeaconMetricsExport
 import BeaconMQTT
 import BeaconWire
 import Foundation
@@ -68,6 +69,9 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9464).")
+    var metrics: String?
+
     /// Numbers are checked as ranges, which also refuses NaN and infinity (an interval of `inf`
     /// would trap converting to milliseconds; one of 0 would flood the broker).
     func validate() throws {
@@ -76,6 +80,9 @@ struct RunService: AsyncParsableCommand {
         guard (0.1...86_400).contains(snapshotInterval) else { throw ValidationError("--snapshot-interval \(snapshotInterval) is not 0.1…86400 seconds") }
         guard (0...Double(UInt32.max)).contains(sessionExpiry) else { throw ValidationError("--session-expiry \(sessionExpiry) is not 0 … \(UInt32.max) seconds") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        if let metrics {
+            do { _ = try ListenAddress(parsing: metrics) } catch { throw ValidationError("--metrics \(error)") }
+        }
         guard tlsCert == nil || tlsCA != nil else { throw ValidationError("--tls-cert and --tls-key need --tls-ca (the CA that signed the broker's certificate): without it the connection would not use TLS") }
     }
 
@@ -127,9 +134,17 @@ struct RunService: AsyncParsableCommand {
         settings.statusInterval = .milliseconds(Int64(statusInterval * 1000))
         settings.snapshotInterval = .milliseconds(Int64(snapshotInterval * 1000))
         settings.eventTimeOnly = eventTime
+        // The metrics endpoint starts first and stops last, so a scrape sees the final counts.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let metrics, let endpoint = try? ListenAddress(parsing: metrics) {
+            let export = PrometheusExport(help: AggregatorService.metricHelp)
+            export.bootstrap()
+            services.append(.init(service: MetricsExportService(endpoint: endpoint, export: export, logger: logger)))
+        }
         let service = AggregatorService(settings: settings, logger: logger)
+        services.append(.init(service: service))
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

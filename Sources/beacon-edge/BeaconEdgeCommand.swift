@@ -3,8 +3,10 @@ import ArgumentParser
 import BeaconWire
 import BeaconCore
 import BeaconEdge
+import BeaconMetricsExport
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// beacon-edge: one per gateway. Scans BLE (BlueZ HCI or a btsnoop replay), decodes beacons and
 /// publishes raw sightings to the broker.
@@ -97,9 +99,15 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9465).")
+    var metrics: String?
+
     func validate() throws {
         guard BtsnoopReplay.Speed(speed) != nil else { throw ValidationError("--speed must be max or a factor from 0.001 to 1000000, got \(speed)") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
+        if let metrics {
+            do { _ = try ListenAddress(parsing: metrics) } catch { throw ValidationError("--metrics \(error)") }
+        }
         guard flushTimeout > 0, flushTimeout <= 3600 else { throw ValidationError("--flush-timeout \(flushTimeout) is not in (0, 3600] seconds") }
     }
 
@@ -169,6 +177,13 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
                 throw ExitCode(69)
             }
         }
+        // Before the runtime makes its counters: they are made through the bootstrapped factory.
+        var alongside: [any Service] = []
+        if let metrics, let endpoint = try? ListenAddress(parsing: metrics) {
+            let export = PrometheusExport(help: EdgeCounters.metricHelp)
+            export.bootstrap()
+            alongside.append(MetricsExportService(endpoint: endpoint, export: export, logger: logger))
+        }
         let runtime: EdgeRuntime
         do {
             runtime = try EdgeRuntime(
@@ -178,7 +193,7 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
             throw ExitCode(78)
         }
         do {
-            try await runtime.run()
+            try await runtime.run(alongside: alongside)
         } catch {
             FileHandle.standardError.write(Data("beacon-edge: stopped: \(error)\n".utf8))
             throw ExitCode(error is HCIScannerError ? 69 : 1)

@@ -99,6 +99,7 @@ struct ServiceIntegrationTests {
             topic readwrite beaconnet/devices/#
             topic readwrite beaconnet/occupancy/#
             topic readwrite beaconnet/rejects/#
+            topic readwrite beaconnet/stores/#
 
             """.write(toFile: acl, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: acl) }

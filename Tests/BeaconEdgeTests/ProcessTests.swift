@@ -62,7 +62,8 @@ struct ProcessTests {
                 "--gateway", "gw-test-1", "--store", "12", "--section", "3", "--allow-all", "--broker-port", "\(broker.port)",
                 "--batch-window-ms", "100", "--replay", capture, "--speed", "1", "--log-level", "warning",
             ]) { process in
-                try await Task.sleep(for: .milliseconds(1500))
+                // Under way: its first batches are out.
+                try await watcher.wait(within: .seconds(15), for: "the replay's first batch") { !$0.batches.isEmpty }
                 process.send(SIGTERM)
             }
             #expect(outcome.status == 0, "\(outcome.stderr)")

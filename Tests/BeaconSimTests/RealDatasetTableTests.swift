@@ -10,6 +10,8 @@ import Testing
 @Suite("Real datasets × rules", .enabled(if: DatasetFixtures.kolakowskiAvailable && DatasetFixtures.salrbAvailable, "../shared/testdata/datasets is absent"))
 struct RealDatasetTableTests {
     static let rules: [Tuning.Rule] = [.hysteresis, .hmm, .strongest, .nearest, .position]
+    /// Windows of the strongest-gateway baseline printed besides its default (`window_s` 4 s).
+    static let baselineWindows: [Double] = [2, 6]
 
     @Test("accuracy, section enters per true change, change delay, exit delay and false exits per dataset and rule")
     func table() throws {
@@ -40,6 +42,14 @@ struct RealDatasetTableTests {
                     walkChanges["\(name)/\(rule.rawValue)"] = changes
                     walks.append("\(name) walk, \(rule.rawValue): \(changes) section changes reported in \((span.upperBound - span.lowerBound) / 1000) s")
                 }
+            }
+            // The baseline at other windows: the targets compare with its best window.
+            for window in Self.baselineWindows {
+                var tuning = dataset.chain.tuning
+                tuning.rule = .strongest
+                tuning.windowSeconds = window
+                let (report, _) = try InProcessRun.replay(chain: dataset.chain, tuning: tuning, recording: recording)
+                rows.append(Report.row("\(name)/str\(Int(window))s", report, wide: true))
             }
         }
         print(Report.wideHeader.replacingOccurrences(of: "rule    ", with: "data/rule", options: .anchored))

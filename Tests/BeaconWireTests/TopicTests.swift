@@ -24,6 +24,7 @@ struct TopicTests {
         Named(topic: .occupancy(.section(Fixtures.shoes)), string: "beaconnet/occupancy/12/3"),
         Named(topic: .aggregatorStatus(Fixtures.aggregator), string: "beaconnet/aggregators/agg-eu-1/status"),
         Named(topic: .rejects(Fixtures.aggregator), string: "beaconnet/rejects/agg-eu-1"),
+        Named(topic: .storeLayout(12), string: "beaconnet/stores/12/layout"),
     ]
 
     @Test("every topic kind builds to its string and parses back", arguments: every)

@@ -75,7 +75,7 @@ struct BridgeOutageTests {
                 }
             }
         }
-        try await Task.sleep(for: .milliseconds(1500))  // the bridge connects
+        try await untilBridged(store: store, central: central, topic: "beaconnet/sightings/12/gw-12-1a", listener: ("agg-1", "p-agg"))
 
         let replay = try ChildProcess(executable: edge, arguments: [
             "--gateway", "gw-12-1a", "--store", "12", "--section", "1", "--allow-all",

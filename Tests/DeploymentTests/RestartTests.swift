@@ -41,10 +41,13 @@ struct RestartTests {
         let snapshot = directory + "/snapshot.jsonl"
         let arguments = ["run", "--config", chain, "--id", "agg-r", "--port", "\(central.port)", "--event-time",
                          "--status-interval", "0.3", "--snapshot", snapshot, "--snapshot-interval", "1"]
+        func start(_ n: Int) throws -> ChildProcess {
+            try ChildProcess(executable: aggregator, arguments: arguments, outputFile: directory + "/agg\(n).log")
+        }
         let recorder = try await Recorder.start(central)
-        var instance = try ChildProcess(executable: aggregator, arguments: arguments, outputFile: directory + "/agg1.log")
+        var instance = try start(1)
         try await recorder.until("the first aggregator online") { $0.aggregator?.state == .online }
-        try await Task.sleep(for: .seconds(1))  // the bridge is up
+        try await untilBridged(store: store, central: central)
 
         // 240 simulated seconds at 12× real time: about 20 s of traffic.
         let traffic = try ChildProcess(executable: sim, arguments: [
@@ -54,6 +57,29 @@ struct RestartTests {
 
         // 1. A graceful restart (systemctl restart): SIGTERM, then a new process at once.
         try await Task.sleep(for: .seconds(5))
+        try await stopGracefully(instance, recorder: recorder, snapshot: snapshot)
+        instance = try start(2)
+        try await recorder.until("the second aggregator online") { $0.aggregator.map { $0.state == .online && $0.counters.messages != nil } ?? false }
+
+        // 2. A crash: kill -9, two seconds down, restarted.
+        try await Task.sleep(for: .seconds(5))
+        let (killedAt, afterKill) = try await crash(instance, recorder: recorder, snapshot: snapshot)
+        try await Task.sleep(for: .seconds(2))
+        recorder.resetStatuses()
+        instance = try start(3)
+        try await recorder.until("the third aggregator online") { $0.aggregator.map { $0.state == .online && $0.counters.messages != nil } ?? false }
+        let downtimeBatches = recorder.batchCount - killedAt
+
+        #expect(await traffic.waitForExit(timeout: .seconds(90)), "the simulator did not finish")
+        #expect(traffic.exitStatus == 0)
+        try await stopAccountingForEveryBatch(instance, recorder: recorder, resumedFrom: afterKill, downtimeBatches: downtimeBatches)
+        expectNoInventedTransitions(recorder.events())
+        await recorder.stop()
+    }
+
+    /// Stops `instance` with SIGTERM and checks its final status: every batch up to its last
+    /// snapshot's progress processed, none lost. Forgets the statuses seen, for the next instance.
+    static func stopGracefully(_ instance: ChildProcess, recorder: Recorder, snapshot: String) async throws {
         instance.send(SIGTERM)
         #expect(await instance.waitForExit(timeout: .seconds(15)), "the aggregator did not stop on SIGTERM")
         // The final status reaches the recorder through the broker after the process has exited.
@@ -64,33 +90,32 @@ struct RestartTests {
                 "the first run processed every batch up to its snapshot's progress, none lost: \(graceful.counters)")
         #expect(graceful.counters.loss.isEmpty)
         recorder.resetStatuses()
-        instance = try ChildProcess(executable: aggregator, arguments: arguments, outputFile: directory + "/agg2.log")
-        try await recorder.until("the second aggregator online") { $0.aggregator.map { $0.state == .online && $0.counters.messages != nil } ?? false }
+    }
 
-        // 2. A crash: kill -9, two seconds down, restarted.
-        try await Task.sleep(for: .seconds(5))
+    /// Checks that `instance`, started after a graceful restart, misses nothing, then kills it
+    /// (-9); returns how many batches had been published then, and its last snapshot's progress.
+    static func crash(_ instance: ChildProcess, recorder: Recorder, snapshot: String) async throws -> (Int, [String: UInt64]) {
         let secondStatus = try #require(recorder.latestStatus(where: { $0.state == .online }))
         #expect(secondStatus.counters.restartGap.isEmpty && secondStatus.counters.loss.isEmpty,
                 "after a graceful restart nothing may be missing: \(secondStatus.counters)")
         instance.send(SIGKILL)
         #expect(await instance.waitForExit(timeout: .seconds(5)))
-        let killedAt = recorder.batchCount
-        let afterKill = try Self.progress(snapshot)
-        try await Task.sleep(for: .seconds(2))
-        recorder.resetStatuses()
-        instance = try ChildProcess(executable: aggregator, arguments: arguments, outputFile: directory + "/agg3.log")
-        try await recorder.until("the third aggregator online") { $0.aggregator.map { $0.state == .online && $0.counters.messages != nil } ?? false }
-        let downtimeBatches = recorder.batchCount - killedAt
+        return (recorder.batchCount, try Self.progress(snapshot))
+    }
 
-        #expect(await traffic.waitForExit(timeout: .seconds(90)), "the simulator did not finish")
-        #expect(traffic.exitStatus == 0)
+    /// Batches processed, or counted as a restart gap or as loss.
+    static func accounted(_ s: AggregatorStatus) -> UInt64 {
+        (s.counters.batches ?? 0) + s.counters.restartGap.values.reduce(0, +) + s.counters.loss.values.reduce(0, +)
+    }
+
+    /// Waits for the run resumed from `resumedFrom` (the killed run's last snapshot) to account
+    /// for every batch published after it, stops it, and checks its final counters.
+    static func stopAccountingForEveryBatch(
+        _ instance: ChildProcess, recorder: Recorder, resumedFrom afterKill: [String: UInt64], downtimeBatches: Int
+    ) async throws {
         try await recorder.settle()
         let published = recorder.highestSequences()
-        // Wait until the third run has accounted for every batch after the snapshot it resumed from.
         let expected = published.reduce(UInt64(0)) { sum, entry in sum + entry.value - (afterKill[entry.key] ?? UInt64.max) }
-        func accounted(_ s: AggregatorStatus) -> UInt64 {
-            (s.counters.batches ?? 0) + s.counters.restartGap.values.reduce(0, +) + s.counters.loss.values.reduce(0, +)
-        }
         try await recorder.until("the third run accounts for \(expected) batches", timeout: .seconds(60)) {
             $0.aggregator.map { accounted($0) >= expected } ?? false
         }
@@ -107,16 +132,17 @@ struct RestartTests {
         // since its last snapshot (1 s) can be in the gap, not the 2+ s it was down.
         #expect(gap < downtimeBatches, "the broker did not queue for the aggregator while it was down")
         #expect(final.counters.loss.isEmpty)
+    }
 
-        // No invented or lost transition: per device and region, enters and exits alternate, and
-        // per-device event numbers only grow, across all three runs. Delivery is at least once: a
-        // run killed after publishing an event but before its state reached the broker or the
-        // snapshot decides that transition again after the restart, with the same per-device
-        // `seq` — a repeat consumers drop by (dev, seq), not a new event. Only such exact repeats
-        // are set aside.
+    /// No invented or lost transition: per device and region, enters and exits alternate, and
+    /// per-device event numbers only grow, across all three runs. Delivery is at least once: a
+    /// run killed after publishing an event but before its state reached the broker or the
+    /// snapshot decides that transition again after the restart, with the same per-device `seq`
+    /// — a repeat consumers drop by (dev, seq), not a new event. Only such exact repeats are set aside.
+    static func expectNoInventedTransitions(_ recorded: [RegionEvent]) {
         var seen = Set<String>()
         var repeats = 0
-        let events = recorder.events().filter { e in
+        let events = recorded.filter { e in
             let fresh = seen.insert("\(e.device) \(e.sequence) \(e.kind) \(e.region)").inserted
             if !fresh { repeats += 1 }
             return fresh
@@ -133,7 +159,6 @@ struct RestartTests {
             #expect(event.sequence > lastSequence[event.device, default: 0], "event numbers of \(event.device) went back: \(event.sequence)")
             lastSequence[event.device] = event.sequence
         }
-        await recorder.stop()
     }
 
     /// Each gateway's progress in the aggregator's snapshot file.
@@ -251,7 +276,7 @@ extension RestartTests {
             "run", "--config", chain, "--id", "agg-e", "--port", "\(central.port)", "--status-interval", "0.3",
         ], outputFile: directory + "/agg.log")
         try await recorder.until("the aggregator online") { $0.aggregator?.state == .online }
-        try await Task.sleep(for: .seconds(1))  // the bridge is up
+        try await untilBridged(store: store, central: central)
 
         func replay(_ n: Int) throws -> ChildProcess {
             try ChildProcess(executable: edge, arguments: [

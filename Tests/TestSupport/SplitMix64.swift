@@ -11,3 +11,11 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 }
+
+extension SplitMix64 {
+    /// One of `values`, each as likely as the others.
+    public mutating func pick<T>(_ values: [T]) -> T { values[Int(next() % UInt64(values.count))] }
+
+    /// True with probability `p` (to a millionth).
+    public mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
+}

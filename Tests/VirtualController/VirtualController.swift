@@ -69,18 +69,36 @@ public struct VirtualController: Sendable {
             summary: "cmd \(Self.hex(opcode)) \(Self.name(of: opcode)) -> \(Self.statusName(status))")
     }
 
-    // Return parameters, status first.
+    /// The HCI status codes this controller answers with.
+    private enum Status {
+        static let success: UInt8 = 0x00
+        static let unknownCommand: UInt8 = 0x01
+        static let disallowed: UInt8 = 0x0C
+        static let invalidParameters: UInt8 = 0x12
+    }
+
+    /// The command's return parameters, status first.
     private mutating func answer(_ opcode: UInt16, _ parameters: ArraySlice<UInt8>) -> [UInt8] {
-        let success: UInt8 = 0x00
-        let unknown: UInt8 = 0x01
-        let disallowed: UInt8 = 0x0C
-        let invalid: UInt8 = 0x12
         switch opcode {
         case 0x0C03:  // Reset
             scan = .off
             family = .none
             resets += 1
-            return [success]
+            return [Status.success]
+        case 0x200B, 0x200C:
+            return answerLegacyScan(opcode, parameters)
+        case 0x2041, 0x2042, 0x203A, 0x203B, 0x203D:
+            return answerExtended(opcode, parameters)
+        default:
+            return information(opcode) ?? [Status.unknownCommand]
+        }
+    }
+
+    /// The answers that change nothing: the controller's version, features, address and sizes,
+    /// and the event masks (accepted, not kept); nil for a command this controller does not know.
+    private func information(_ opcode: UInt16) -> [UInt8]? {
+        let success = Status.success
+        switch opcode {
         case 0x0C01, 0x0C63, 0x2001:  // Set Event Mask, Set Event Mask Page 2, LE Set Event Mask
             return [success]
         case 0x1001:  // Read Local Version Information: HCI version, revision, LMP version, manufacturer, subversion
@@ -98,57 +116,61 @@ public struct VirtualController: Sendable {
             return [success] + profile.leFeatures
         case 0x201C:  // LE Read Supported States: scanning and advertising states, no connections
             return [success, 0xFF, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
-        case 0x200B:  // LE Set Scan Parameters
-            guard legacyAllowed else { return [disallowed] }
-            guard parameters.count == 7 else { return [invalid] }
-            guard scan == .off else { return [disallowed] }
+        default:
+            return nil
+        }
+    }
+
+    /// LE Set Scan Parameters (0x200B) and LE Set Scan Enable (0x200C): refused once the host
+    /// used an extended command.
+    private mutating func answerLegacyScan(_ opcode: UInt16, _ parameters: ArraySlice<UInt8>) -> [UInt8] {
+        guard legacyAllowed else { return [Status.disallowed] }
+        if opcode == 0x200B {  // LE Set Scan Parameters
+            guard parameters.count == 7 else { return [Status.invalidParameters] }
+            guard scan == .off else { return [Status.disallowed] }
             family = .legacy
-            return [success]
-        case 0x200C:  // LE Set Scan Enable
-            guard legacyAllowed else { return [disallowed] }
-            guard parameters.count == 2 else { return [invalid] }
-            family = .legacy
-            if parameters[parameters.startIndex] != 0 {
-                scan = .legacy
-            } else if scan == .legacy {
-                scan = .off
-            }
-            return [success]
+            return [Status.success]
+        }
+        // LE Set Scan Enable
+        guard parameters.count == 2 else { return [Status.invalidParameters] }
+        family = .legacy
+        if parameters[parameters.startIndex] != 0 {
+            scan = .legacy
+        } else if scan == .legacy {
+            scan = .off
+        }
+        return [Status.success]
+    }
+
+    /// The extended commands: unknown to a legacy controller, refused once the host used a
+    /// legacy scan command.
+    private mutating func answerExtended(_ opcode: UInt16, _ parameters: ArraySlice<UInt8>) -> [UInt8] {
+        guard profile == .extended else { return [Status.unknownCommand] }
+        guard family != .legacy else { return [Status.disallowed] }
+        switch opcode {
         case 0x2041:  // LE Set Extended Scan Parameters
-            guard profile == .extended else { return [unknown] }
-            guard family != .legacy else { return [disallowed] }
-            guard parameters.count >= 3 else { return [invalid] }
-            guard scan == .off else { return [disallowed] }
+            guard parameters.count >= 3 else { return [Status.invalidParameters] }
+            guard scan == .off else { return [Status.disallowed] }
             family = .extended
-            return [success]
+            return [Status.success]
         case 0x2042:  // LE Set Extended Scan Enable
-            guard profile == .extended else { return [unknown] }
-            guard family != .legacy else { return [disallowed] }
-            guard parameters.count == 6 else { return [invalid] }
+            guard parameters.count == 6 else { return [Status.invalidParameters] }
             family = .extended
             if parameters[parameters.startIndex] != 0 {
                 scan = .extended
             } else if scan == .extended {
                 scan = .off
             }
-            return [success]
+            return [Status.success]
         case 0x203A:  // LE Read Maximum Advertising Data Length: 1650 bytes
-            guard profile == .extended else { return [unknown] }
-            guard family != .legacy else { return [disallowed] }
             family = .extended
-            return [success, 0x72, 0x06]
+            return [Status.success, 0x72, 0x06]
         case 0x203B:  // LE Read Number of Supported Advertising Sets
-            guard profile == .extended else { return [unknown] }
-            guard family != .legacy else { return [disallowed] }
             family = .extended
-            return [success, 0x04]
-        case 0x203D:  // LE Clear Advertising Sets
-            guard profile == .extended else { return [unknown] }
-            guard family != .legacy else { return [disallowed] }
+            return [Status.success, 0x04]
+        default:  // 0x203D, LE Clear Advertising Sets
             family = .extended
-            return [success]
-        default:
-            return [unknown]
+            return [Status.success]
         }
     }
 

@@ -34,6 +34,25 @@ if ((${#missing[@]})); then
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# For the dashboard's browser test (headless Chromium) and the metrics test (promtool, from
+# Debian's prometheus package). Optional: where they cannot be installed those tests skip, saying
+# so, and everything else still runs.
+optional=()
+for p in chromium prometheus; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        optional+=("$p")
+    fi
+done
+if ((${#optional[@]})); then
+    echo "install-deps: installing ${optional[*]} (optional: the browser and promtool tests)" >&2
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${optional[@]}" >/dev/null; }; then
+        echo "install-deps: could not install ${optional[*]}: the tests that need them will be skipped" >&2
+    fi
+fi
+
 # Debian starts the packaged broker as a service on 1883; BeaconNet's tests and demo never use it
 # (they start private brokers on free loopback ports), so it is left as the system has it.
 

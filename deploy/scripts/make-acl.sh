@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Writes a mosquitto ACL file for a BeaconNet deployment on standard output: each gateway may
 # publish only its own sightings and status, an aggregator reads sightings and gateway statuses and
-# writes events, device states, occupancy, its own status and rejects; a dashboard only reads what
-# the aggregators publish; a recorder (an operator recording traffic for beacon-aggregator replay)
-# only reads the sightings and the gateway statuses.
+# writes events, device states, occupancy, store layouts, its own status and rejects; a dashboard
+# only reads what the aggregators publish; a recorder (an operator recording traffic for
+# beacon-aggregator replay) only reads the sightings and the gateway statuses.
 #
 #   deploy/scripts/make-acl.sh [--root beaconnet] --gateway gw-12-1a:12 [--gateway …] \
 #       --aggregator agg-1 [--aggregator …] --dashboard dashboard [--dashboard …] [--recorder ops …] \
@@ -73,12 +73,14 @@ for id in "${aggregators[@]}"; do
     # Device states are read back at start-up (restore) and written on every change.
     printf 'topic readwrite %s/devices/#\n' "$root"
     printf 'topic write %s/events/#\ntopic write %s/occupancy/#\n' "$root" "$root"
+    # The stores' layouts, for dashboards to draw them (published at start, retained).
+    printf 'topic write %s/stores/+/layout\n' "$root"
     # Its own status, and the marker it publishes to itself while restoring.
     printf 'topic readwrite %s/aggregators/%s/#\ntopic write %s/rejects/%s\n' "$root" "$id" "$root" "$id"
 done
 for id in "${dashboards[@]}"; do
     printf '\nuser %s\n' "$id"
-    for t in events/# devices/+/state occupancy/# gateways/+/status aggregators/+/status rejects/+; do
+    for t in events/# devices/+/state occupancy/# stores/+/layout gateways/+/status aggregators/+/status rejects/+; do
         printf 'topic read %s/%s\n' "$root" "$t"
     done
 done

@@ -22,7 +22,8 @@ import Synchronization
 ///   (the clock minus the newest batch decided), refreshed with the status;
 /// - per gateway of the instance's stores heard from (dimension `gateway`), refreshed with the
 ///   status: gauges `beaconnet_aggregator_gateway_lost_batches` and
-///   `beaconnet_aggregator_gateway_restart_gap_batches`, and the counter
+///   `beaconnet_aggregator_gateway_restart_gap_batches`, and the counters
+///   `beaconnet_aggregator_gateway_batches_total` (received, repeats excluded) and
 ///   `beaconnet_aggregator_gateway_duplicate_batches_total`.
 final class AggregatorMetrics: Sendable {
     private let aggregator: String
@@ -111,6 +112,8 @@ final class AggregatorMetrics: Sendable {
                 metrics.restartGap.record(stream.restartGap)
                 add(metrics.duplicates, stream.duplicates, metrics.duplicatesReported)
                 metrics.duplicatesReported = max(metrics.duplicatesReported, stream.duplicates)
+                add(metrics.batches, stream.received, metrics.batchesReported)
+                metrics.batchesReported = max(metrics.batchesReported, stream.received)
                 gateways[stream.id] = metrics
             }
         }

@@ -11,6 +11,10 @@ struct GatewayMetrics {
     let duplicates: Counter
     /// What ``duplicates`` was told so far.
     var duplicatesReported: UInt64 = 0
+    /// Batches received and decided (repeats excluded).
+    let batches: Counter
+    /// What ``batches`` was told so far.
+    var batchesReported: UInt64 = 0
 
     /// The handles for `gateway` of `aggregator`.
     init(aggregator: String, gateway: String, factory: any MetricsFactory) {
@@ -18,5 +22,6 @@ struct GatewayMetrics {
         lost = Gauge(label: "beaconnet_aggregator_gateway_lost_batches", dimensions: dimensions, factory: factory)
         restartGap = Gauge(label: "beaconnet_aggregator_gateway_restart_gap_batches", dimensions: dimensions, factory: factory)
         duplicates = Counter(label: "beaconnet_aggregator_gateway_duplicate_batches_total", dimensions: dimensions, factory: factory)
+        batches = Counter(label: "beaconnet_aggregator_gateway_batches_total", dimensions: dimensions, factory: factory)
     }
 }

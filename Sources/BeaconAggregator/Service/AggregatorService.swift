@@ -62,7 +62,8 @@ public final class AggregatorService: Service, Sendable {
         logger.info("subscribed", metadata: [
             "mqtt.filters": "\(settings.sightingFilters.count) sighting filter(s) + gateway statuses", "aggregator.stores": "\(settings.stores)",
         ])
-        decisions.outbox.enqueue([decisions.status(online: true)] + undelivered)
+        // The stores' layouts go out with the first status: what a dashboard needs to draw them.
+        decisions.outbox.enqueue([decisions.status(online: true)] + settings.layoutMessages() + undelivered)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services(connections, others: others).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: [], cancellationSignals: [], logger: logger))

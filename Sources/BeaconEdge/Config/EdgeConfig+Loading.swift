@@ -189,53 +189,82 @@ private struct ConfigReader {
 
     mutating func config(_ root: JSONValue) -> EdgeConfig? {
         _ = object(root, "$")
-        var gateway: GatewayID?
-        if let text = string(root["gateway"], "$.gateway") {
-            do { gateway = try GatewayID(text) } catch { fail("$.gateway", "\(error)") }
-        } else if root["gateway"] == nil || root["gateway"] == .null {
-            fail("$.gateway", "is required: this gateway's id, gw- followed by a-z, 0-9 or -")
-        }
+        let gateway = gatewayID(root["gateway"])
         let store = integer(root["store"], "$.store", in: 0...65535, default: nil)
         let section = integer(root["section"], "$.section", in: 0...65535, default: nil)
+        let broker = broker(root["broker"])
+        let scan = scan(root["scan"])
+        let allow = allowList(root)
+        let window = integer(root["batch_window_ms"], "$.batch_window_ms", in: 10...60_000, default: 1000) ?? 1000
+        let buffer = buffer(root["buffer"])
+        let statusInterval = integer(root["status_interval_s"], "$.status_interval_s", in: 1...3600, default: 30) ?? 30
+        let topicRoot = topicRoot(root["topic_root"])
+        let includeAddress = bool(root["include_address"], "$.include_address")
 
+        guard let gateway, let store, let section else { return nil }
+        return EdgeConfig(
+            gateway: gateway, store: StoreNumber(store), section: SectionNumber(section), broker: broker, scan: scan,
+            allowList: allow, batchWindowMilliseconds: window, buffer: buffer, statusIntervalSeconds: statusInterval,
+            topicRoot: topicRoot, includeAddress: includeAddress)
+    }
+
+    /// `$.gateway`, which is required.
+    mutating func gatewayID(_ value: JSONValue?) -> GatewayID? {
+        if let text = string(value, "$.gateway") {
+            do { return try GatewayID(text) } catch { fail("$.gateway", "\(error)") }
+        } else if value == nil || value == .null {
+            fail("$.gateway", "is required: this gateway's id, gw- followed by a-z, 0-9 or -")
+        }
+        return nil
+    }
+
+    /// `$.broker`, its password read from `password_file`.
+    mutating func broker(_ value: JSONValue?) -> EdgeConfig.Broker {
         var broker = EdgeConfig.Broker()
-        if let node = object(root["broker"], "$.broker") {
-            broker.host = string(node["host"], "$.broker.host") ?? broker.host
-            broker.port = integer(node["port"], "$.broker.port", in: 1...65535, default: broker.port) ?? broker.port
-            broker.clientID = string(node["client_id"], "$.broker.client_id")
-            broker.username = string(node["username"], "$.broker.username")
-            broker.passwordFile = string(node["password_file"], "$.broker.password_file")
-            broker.keepAliveSeconds = integer(node["keep_alive_s"], "$.broker.keep_alive_s", in: 5...3600, default: 30) ?? 30
-            if let file = broker.passwordFile {
-                if broker.username == nil { fail("$.broker.password_file", "needs broker.username") }
-                if let data = FileManager.default.contents(atPath: file) {
-                    var text = String(decoding: data, as: UTF8.self)
-                    while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-                    broker.password = text
-                } else {
-                    fail("$.broker.password_file", "cannot read \(file) (missing or not readable)")
-                }
-            }
-            if let tls = object(node["tls"], "$.broker.tls") {
-                let ca = string(tls["ca_file"], "$.broker.tls.ca_file")
-                if ca == nil {
-                    let given = [flags["$.broker.tls.cert_file"], flags["$.broker.tls.key_file"]].compactMap { $0 }
-                    fail("$.broker.tls.ca_file", "is required with TLS" + (given.isEmpty ? "" : " (\(given.joined(separator: " and ")) given; add --tls-ca)"))
-                }
-                let cert = string(tls["cert_file"], "$.broker.tls.cert_file")
-                let key = string(tls["key_file"], "$.broker.tls.key_file")
-                if (cert == nil) != (key == nil) {
-                    fail("$.broker.tls", "cert_file and key_file go together: give both or neither")
-                }
-                readable(ca, "$.broker.tls.ca_file")
-                readable(cert, "$.broker.tls.cert_file")
-                readable(key, "$.broker.tls.key_file")
-                if let ca { broker.tls = EdgeConfig.TLS(caFile: ca, certFile: cert, keyFile: key) }
+        guard let node = object(value, "$.broker") else { return broker }
+        broker.host = string(node["host"], "$.broker.host") ?? broker.host
+        broker.port = integer(node["port"], "$.broker.port", in: 1...65535, default: broker.port) ?? broker.port
+        broker.clientID = string(node["client_id"], "$.broker.client_id")
+        broker.username = string(node["username"], "$.broker.username")
+        broker.passwordFile = string(node["password_file"], "$.broker.password_file")
+        broker.keepAliveSeconds = integer(node["keep_alive_s"], "$.broker.keep_alive_s", in: 5...3600, default: 30) ?? 30
+        if let file = broker.passwordFile {
+            if broker.username == nil { fail("$.broker.password_file", "needs broker.username") }
+            if let data = FileManager.default.contents(atPath: file) {
+                var text = String(decoding: data, as: UTF8.self)
+                while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+                broker.password = text
+            } else {
+                fail("$.broker.password_file", "cannot read \(file) (missing or not readable)")
             }
         }
+        broker.tls = tls(node["tls"])
+        return broker
+    }
 
+    /// `$.broker.tls`: the CA is required, a client certificate and key go together, all readable.
+    mutating func tls(_ value: JSONValue?) -> EdgeConfig.TLS? {
+        guard let tls = object(value, "$.broker.tls") else { return nil }
+        let ca = string(tls["ca_file"], "$.broker.tls.ca_file")
+        if ca == nil {
+            let given = [flags["$.broker.tls.cert_file"], flags["$.broker.tls.key_file"]].compactMap { $0 }
+            fail("$.broker.tls.ca_file", "is required with TLS" + (given.isEmpty ? "" : " (\(given.joined(separator: " and ")) given; add --tls-ca)"))
+        }
+        let cert = string(tls["cert_file"], "$.broker.tls.cert_file")
+        let key = string(tls["key_file"], "$.broker.tls.key_file")
+        if (cert == nil) != (key == nil) {
+            fail("$.broker.tls", "cert_file and key_file go together: give both or neither")
+        }
+        readable(ca, "$.broker.tls.ca_file")
+        readable(cert, "$.broker.tls.cert_file")
+        readable(key, "$.broker.tls.key_file")
+        return ca.map { EdgeConfig.TLS(caFile: $0, certFile: cert, keyFile: key) }
+    }
+
+    /// `$.scan`: the adapter (checked even when the default), its interval and window.
+    mutating func scan(_ value: JSONValue?) -> EdgeConfig.Scan {
         var scan = EdgeConfig.Scan()
-        if let node = object(root["scan"], "$.scan") {
+        if let node = object(value, "$.scan") {
             scan.adapter = string(node["adapter"], "$.scan.adapter") ?? scan.adapter
             scan.intervalMilliseconds = number(node["interval_ms"], "$.scan.interval_ms", in: 2.5...10240, default: 100)
             scan.windowMilliseconds = number(node["window_ms"], "$.scan.window_ms", in: 2.5...10240, default: 100)
@@ -246,7 +275,11 @@ private struct ConfigReader {
         if !scan.adapter.hasPrefix("hci") || Int(scan.adapter.dropFirst(3)) == nil {
             fail("$.scan.adapter", "must be a BlueZ adapter name such as hci0, got \(scan.adapter)")
         }
+        return scan
+    }
 
+    /// `$.allow_all` and `$.allow_list`: exactly one of the two.
+    mutating func allowList(_ root: JSONValue) -> AllowList {
         var allow = AllowList(allowAll: bool(root["allow_all"], "$.allow_all"))
         if let node = object(root["allow_list"], "$.allow_list") {
             allow.iBeaconUUIDs = list(node["ibeacon_uuids"], "$.allow_list.ibeacon_uuids", what: "a UUID", UUID128.init)
@@ -262,35 +295,33 @@ private struct ConfigReader {
                 "$.allow_list",
                 "is empty: list the chain's iBeacon UUIDs (ibeacon_uuids), Eddystone namespaces or AltBeacon ids, or set \"allow_all\": true to publish every device (strangers' phones included)")
         }
+        return allow
+    }
 
-        let window = integer(root["batch_window_ms"], "$.batch_window_ms", in: 10...60_000, default: 1000) ?? 1000
+    /// `$.buffer`: `memory_batches` only with a spill file.
+    mutating func buffer(_ value: JSONValue?) -> EdgeConfig.Buffer {
         var buffer = EdgeConfig.Buffer()
-        if let node = object(root["buffer"], "$.buffer") {
-            buffer.maxBatches = integer(node["max_batches"], "$.buffer.max_batches", in: 1...1_000_000, default: 3600) ?? 3600
-            buffer.spillFile = string(node["spill_file"], "$.buffer.spill_file")
-            buffer.memoryBatches =
-                integer(node["memory_batches"], "$.buffer.memory_batches", in: 1...buffer.maxBatches, default: min(60, buffer.maxBatches))
-                ?? 60
-            if node["memory_batches"] != nil, buffer.spillFile == nil {
-                fail("$.buffer.memory_batches", "only applies with buffer.spill_file (without one every batch stays in memory)")
-            }
+        guard let node = object(value, "$.buffer") else { return buffer }
+        buffer.maxBatches = integer(node["max_batches"], "$.buffer.max_batches", in: 1...1_000_000, default: 3600) ?? 3600
+        buffer.spillFile = string(node["spill_file"], "$.buffer.spill_file")
+        buffer.memoryBatches =
+            integer(node["memory_batches"], "$.buffer.memory_batches", in: 1...buffer.maxBatches, default: min(60, buffer.maxBatches))
+            ?? 60
+        if node["memory_batches"] != nil, buffer.spillFile == nil {
+            fail("$.buffer.memory_batches", "only applies with buffer.spill_file (without one every batch stays in memory)")
         }
-        let statusInterval = integer(root["status_interval_s"], "$.status_interval_s", in: 1...3600, default: 30) ?? 30
-        var topicRoot = TopicScheme.defaultRoot
-        if let text = string(root["topic_root"], "$.topic_root") {
-            do {
-                _ = try TopicScheme(root: text)
-                topicRoot = text
-            } catch {
-                fail("$.topic_root", "\(error)")
-            }
-        }
-        let includeAddress = bool(root["include_address"], "$.include_address")
+        return buffer
+    }
 
-        guard let gateway, let store, let section else { return nil }
-        return EdgeConfig(
-            gateway: gateway, store: StoreNumber(store), section: SectionNumber(section), broker: broker, scan: scan,
-            allowList: allow, batchWindowMilliseconds: window, buffer: buffer, statusIntervalSeconds: statusInterval,
-            topicRoot: topicRoot, includeAddress: includeAddress)
+    /// `$.topic_root`, when it makes a valid topic scheme.
+    mutating func topicRoot(_ value: JSONValue?) -> String {
+        guard let text = string(value, "$.topic_root") else { return TopicScheme.defaultRoot }
+        do {
+            _ = try TopicScheme(root: text)
+            return text
+        } catch {
+            fail("$.topic_root", "\(error)")
+            return TopicScheme.defaultRoot
+        }
     }
 }

@@ -95,12 +95,13 @@ public final class EdgeRuntime: Sendable {
     /// Runs until SIGTERM/SIGINT (or, for a replay, the end of the file), then shuts down in order.
     /// Throws what a service threw (an adapter that failed); returns normally otherwise — check
     /// ``unflushedBatches`` for what the broker did not take. Tests pass `handlingSignals: false`, so
-    /// the test process keeps its own handlers.
-    public func run(handlingSignals: Bool = true) async throws {
+    /// the test process keeps its own handlers. `alongside` (the metrics endpoint) start first and
+    /// stop last; one that fails shuts the edge down gracefully.
+    public func run(handlingSignals: Bool = true, alongside: [any Service] = []) async throws {
         let replay = source is BtsnoopReplay
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
+                services: alongside.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) } + [
                     .init(service: session),
                     .init(service: publisher),
                     .init(service: pipeline),

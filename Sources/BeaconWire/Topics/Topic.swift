@@ -18,12 +18,14 @@ public enum Topic: Hashable, Sendable {
     case aggregatorStatus(AggregatorID)
     /// `<root>/rejects/<aggregator>`: ``Reject`` dead letters from one aggregator.
     case rejects(AggregatorID)
+    /// `<root>/stores/<store>/layout`: a retained ``StoreLayout`` (aggregator → dashboards).
+    case storeLayout(StoreNumber)
 
     /// Whether messages on this topic are published retained, so a new subscriber gets the
     /// current value at once (statuses, device states, occupancy).
     public var isRetained: Bool {
         switch self {
-        case .gatewayStatus, .deviceState, .occupancy, .aggregatorStatus: true
+        case .gatewayStatus, .deviceState, .occupancy, .aggregatorStatus, .storeLayout: true
         case .sightings, .event, .rejects: false
         }
     }

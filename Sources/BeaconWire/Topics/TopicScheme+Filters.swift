@@ -39,4 +39,7 @@ extension TopicScheme {
 
     /// Every aggregator's dead letters: `<root>/rejects/+`.
     public var allRejects: String { "\(root)/rejects/+" }
+
+    /// Every store's retained layout: `<root>/stores/+/layout`.
+    public var allStoreLayouts: String { "\(root)/stores/+/layout" }
 }

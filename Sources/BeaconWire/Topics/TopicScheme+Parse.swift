@@ -55,6 +55,11 @@ extension TopicScheme {
             let id = try parser.identity(at: 1) { text throws(IdentityError) in try AggregatorID(text) }
             try parser.expectWord("status", at: 2)
             return .aggregatorStatus(id)
+        case "stores":
+            try parser.expectCount(3...3)
+            let store = try parser.number(at: 1)
+            try parser.expectWord("layout", at: 2)
+            return .storeLayout(store)
         case "rejects":
             try parser.expectCount(2...2)
             return .rejects(try parser.identity(at: 1) { text throws(IdentityError) in try AggregatorID(text) })

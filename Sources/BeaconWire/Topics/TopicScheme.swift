@@ -54,6 +54,7 @@ public struct TopicScheme: Hashable, Sendable {
         case .occupancy(.section(let ref)): "\(root)/occupancy/\(ref.store)/\(ref.section)"
         case .aggregatorStatus(let id): "\(root)/aggregators/\(id.rawValue)/status"
         case .rejects(let id): "\(root)/rejects/\(id.rawValue)"
+        case .storeLayout(let store): "\(root)/stores/\(store)/layout"
         }
     }
 

@@ -1,0 +1,50 @@
+import BeaconCore
+import BeaconWire
+
+extension LiveState {
+    /// Every gateway of the layouts, and any other that published a status, with the state the
+    /// best witness gives: its own Last Will, else an online aggregator of its store (which
+    /// counts a gateway silent beyond its limit as offline), else its own status.
+    func gatewayHealth() -> [HealthView.Gateway] {
+        var placed: [GatewayID: SectionRef] = [:]
+        for layout in layouts.values {
+            for gateway in layout.gateways { placed[gateway.id] = SectionRef(store: layout.store, section: gateway.section) }
+        }
+        let online = aggregators.values.map(\.value).filter { $0.state == .online }
+        var lost: [GatewayID: UInt64] = [:]
+        var silentSince: [GatewayID: UInt64] = [:]
+        for status in online {
+            for (gateway, count) in status.counters.loss { lost[gateway, default: 0] += count }
+            for (gateway, last) in status.counters.offline { silentSince[gateway] = last }
+        }
+        let ids = Set(placed.keys).union(gateways.keys).sorted()
+        return ids.map { id in
+            let own = gateways[id]?.value
+            let place = placed[id] ?? own.flatMap { $0.section }
+            let watched = online.contains { status in place.map { Self.covers(status.stores, $0.store) } ?? (status.stores == nil) }
+            let (state, detail) = Self.judge(own: own, silentSince: silentSince[id], watched: watched)
+            return HealthView.Gateway(
+                id: id.rawValue, major: place?.store, minor: place?.section, state: state, detail: detail,
+                lostBatches: lost[id] ?? 0, statusTime: own?.time, dropped: own?.counters.dropped,
+                buffered: own?.counters.buffered, lastBatch: silentSince[id])
+        }
+    }
+
+    private static func judge(own: GatewayStatus?, silentSince: UInt64?, watched: Bool) -> (String, String) {
+        if own?.state == .offline { return ("offline", "its Last Will: the edge lost its broker connection") }
+        if silentSince != nil { return ("offline", "an aggregator has had no batch from it for longer than its silence limit") }
+        if watched { return ("online", own == nil ? "its batches reach an online aggregator" : "its status, and an online aggregator hears it") }
+        if own?.state == .online { return ("online", "its own status (no aggregator online to confirm)") }
+        return ("unknown", "no status of its own and no aggregator online")
+    }
+
+    /// Whether an aggregator's `stores` (`1-250,300`; nil: all) includes `store`.
+    static func covers(_ stores: String?, _ store: StoreNumber) -> Bool {
+        guard let stores else { return true }
+        return stores.split(separator: ",").contains { item in
+            let ends = item.split(separator: "-").compactMap { Int($0) }
+            guard let low = ends.first, let high = ends.last, low <= high else { return false }
+            return (low...high).contains(Int(store))
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import BeaconCore
+import BeaconWire
+
+/// What the dashboard knows: the last value of every retained topic it reads (layouts,
+/// occupancy, device states, statuses), the newest region events, and its own link to the broker.
+/// Pure: a message goes in, the change comes out, so it is tested without a broker.
+struct LiveState {
+    /// A payload with the dashboard's own clock reading when it arrived (Unix ms).
+    struct Heard<Payload: Sendable>: Sendable {
+        /// The payload.
+        var value: Payload
+        /// When the dashboard received it.
+        var at: Int64
+    }
+
+    /// The last problem with an incoming message, for the health panel.
+    struct Problem: Sendable, Equatable {
+        /// The message's topic.
+        var topic: String
+        /// What was wrong, as the decoder says it.
+        var detail: String
+        /// When it arrived (Unix ms).
+        var at: Int64
+    }
+
+    let scheme: TopicScheme
+    let maxDevices: Int
+    let maxEvents: Int
+
+    var layouts: [StoreNumber: StoreLayout] = [:]
+    var storeCounts: [StoreNumber: Occupancy] = [:]
+    var sectionCounts: [SectionRef: Occupancy] = [:]
+    /// Newest last; at most ``maxEvents``.
+    var events: [RegionEvent] = []
+    var devices: [DeviceID: DeviceState] = [:]
+    var gateways: [GatewayID: Heard<GatewayStatus>] = [:]
+    var aggregators: [AggregatorID: Heard<AggregatorStatus>] = [:]
+    var broker: BrokerLink
+    /// Messages read.
+    var messages: UInt64 = 0
+    /// Messages whose topic or payload could not be read (a newer or broken sender).
+    var undecodable: UInt64 = 0
+    /// Device states not kept because ``maxDevices`` were already held.
+    var devicesNotKept: UInt64 = 0
+    var lastProblem: Problem?
+
+    /// Nothing known yet; connecting since `now`.
+    init(scheme: TopicScheme, maxDevices: Int, maxEvents: Int, now: Int64) {
+        self.scheme = scheme
+        self.maxDevices = maxDevices
+        self.maxEvents = maxEvents
+        broker = .connecting(since: now, lastError: nil)
+    }
+
+    /// Takes one message; returns what changed, or nil when nothing did (an unreadable message,
+    /// a topic the dashboard does not show). An empty retained payload clears the topic's value,
+    /// as the broker does.
+    mutating func apply(topic: String, payload: [UInt8], at now: Int64) -> LiveUpdate? {
+        messages += 1
+        do {
+            let parsed = try scheme.parse(topic)
+            if payload.isEmpty { return clear(parsed) }
+            return try apply(parsed, payload, at: now)
+        } catch {
+            undecodable += 1
+            lastProblem = Problem(topic: topic, detail: "\(error)", at: now)
+            return nil
+        }
+    }
+
+    private mutating func apply(_ topic: Topic, _ payload: [UInt8], at now: Int64) throws -> LiveUpdate? {
+        switch topic {
+        case .storeLayout(let store):
+            let layout = try StoreLayout.decode(payload)
+            guard layout.store == store else { throw TopicMismatch(field: "major", payload: "\(layout.store)", topic: "\(store)") }
+            layouts[store] = layout
+            return .layout(store)
+        case .occupancy(let region):
+            let occupancy = try Occupancy.decode(payload)
+            guard occupancy.region == region else { throw TopicMismatch(field: "major/minor", payload: "\(occupancy.region)", topic: "\(region)") }
+            switch region {
+            case .store(let store): storeCounts[store] = occupancy
+            case .section(let ref): sectionCounts[ref] = occupancy
+            }
+            return .occupancy(occupancy)
+        case .event:
+            let event = try RegionEvent.decode(payload)
+            events.append(event)
+            if events.count > maxEvents { events.removeFirst(events.count - maxEvents) }
+            return .event(event)
+        case .deviceState(let device):
+            let state = try DeviceState.decode(payload)
+            guard devices[device] != nil || devices.count < maxDevices else {
+                devicesNotKept += 1
+                return nil
+            }
+            devices[device] = state
+            return .device
+        case .gatewayStatus(let gateway):
+            gateways[gateway] = Heard(value: try GatewayStatus.decode(payload), at: now)
+            return .health
+        case .aggregatorStatus(let aggregator):
+            aggregators[aggregator] = Heard(value: try AggregatorStatus.decode(payload), at: now)
+            return .health
+        case .sightings, .rejects:
+            return nil
+        }
+    }
+
+    /// A retained value deleted at the broker (an empty retained message).
+    private mutating func clear(_ topic: Topic) -> LiveUpdate? {
+        switch topic {
+        case .storeLayout(let store):
+            layouts[store] = nil
+            return .layout(store)
+        case .occupancy(.store(let store)):
+            storeCounts[store] = nil
+            return .layout(store)
+        case .occupancy(.section(let ref)):
+            sectionCounts[ref] = nil
+            return .layout(ref.store)
+        case .deviceState(let device):
+            devices[device] = nil
+            return .device
+        case .gatewayStatus(let gateway):
+            gateways[gateway] = nil
+            return .health
+        case .aggregatorStatus(let aggregator):
+            aggregators[aggregator] = nil
+            return .health
+        case .event, .sightings, .rejects:
+            return nil
+        }
+    }
+
+    /// Every store the dashboard has heard of: laid out, or only counted (an aggregator that
+    /// publishes no layout), in order.
+    var knownStores: [StoreNumber] {
+        Set(layouts.keys).union(storeCounts.keys).union(sectionCounts.keys.map(\.store)).sorted()
+    }
+}

@@ -1,0 +1,305 @@
+// BeaconNet dashboard: draws each store's plan from its retained layout, colours the sections by
+// occupancy and keeps everything live from the server-sent events of /api/stream. Plain
+// JavaScript, no framework and nothing loaded from elsewhere, so it works on an offline network.
+// A module script: its names stay out of the page's global scope.
+const SVG = 'http://www.w3.org/2000/svg';
+const view = {
+  stores: new Map(),   // major → the store as /api/stores shows it
+  only: null,          // the major of /stores/<major>, or null for every store
+  events: [],          // newest first
+  broker: null,        // { state, since, detail }
+  server: 'connecting',// the event stream: connecting, up, down
+  missing: null,       // the API's answer for an unknown store
+  device: null,        // the id looked up
+};
+const byId = (id) => document.getElementById(id);
+
+// Elements: el('div', { class: 'x' }, child, 'text'); SVG tags are made in the SVG namespace.
+function el(tag, attributes, ...children) {
+  const svg = ['svg', 'g', 'polygon', 'circle', 'text', 'line', 'title'].includes(tag);
+  const node = svg ? document.createElementNS(SVG, tag) : document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (value !== undefined && value !== null) node.setAttribute(name, String(value));
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+const pad = (n) => String(n).padStart(2, '0');
+function clock(ms) {
+  const d = new Date(ms);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+function age(ms) {
+  const s = Math.round(ms / 1000);
+  return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
+}
+
+async function getJSON(url) {
+  const response = await fetch(url, { cache: 'no-store' });
+  let body = null;
+  try { body = await response.json(); } catch (e) { body = null; }
+  return { ok: response.ok, status: response.status, body };
+}
+
+// ---- stores and plans ----
+
+function occupancyColour(count, highest) {
+  if (count === undefined || count === null) return '#eceff3';
+  const share = highest > 0 ? count / highest : 0;
+  return `hsl(${210 - share * 170}, 70%, ${92 - share * 42}%)`;
+}
+
+function plan(store) {
+  const drawn = store.sections.filter((s) => s.polygon && s.polygon.length >= 3);
+  if (drawn.length === 0) return null;
+  const points = drawn.flatMap((s) => s.polygon).concat(store.gateways.filter((g) => g.position).map((g) => g.position));
+  const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+  const minX = Math.min(...xs) - 1, maxX = Math.max(...xs) + 1, minY = Math.min(...ys) - 1, maxY = Math.max(...ys) + 1;
+  const width = maxX - minX, height = maxY - minY, font = Math.max(width, height) / 32;
+  // The street is at the bottom of a plan (lowest y): flip y so that it is drawn at the bottom.
+  const at = (p) => [p[0] - minX, maxY - p[1]];
+  const highest = Math.max(0, ...store.sections.map((s) => s.count || 0));
+  const svg = el('svg', { class: 'plan', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Floor plan of ${store.name}` });
+  for (const section of drawn) {
+    const corners = section.polygon.map(at);
+    const cx = corners.reduce((a, p) => a + p[0], 0) / corners.length;
+    const cy = corners.reduce((a, p) => a + p[1], 0) / corners.length;
+    const group = el('g', { class: 'section', 'data-major': store.major, 'data-minor': section.minor });
+    group.append(
+      el('polygon', { points: corners.map((p) => p.join(',')).join(' '), fill: occupancyColour(section.count, highest) },
+        el('title', {}, `${section.name} (${store.major}/${section.minor}): ${section.count ?? '–'} inside`)),
+      el('text', { x: cx, y: cy - font * 0.7, 'font-size': font }, section.name),
+      el('text', { class: 'count', x: cx, y: cy + font * 0.7, 'font-size': font * 1.4, 'data-role': 'plan-count' }, section.count ?? '–'));
+    if (section.street_door) {
+      const low = Math.min(...section.polygon.map((p) => p[1]));
+      const edge = section.polygon.filter((p) => Math.abs(p[1] - low) < 1e-9).map((p) => p[0]);
+      const mid = (Math.min(...edge) + Math.max(...edge)) / 2;
+      const [x, y] = at([mid, low]);
+      group.append(el('line', { class: 'door', x1: x - 1, y1: y, x2: x + 1, y2: y }, el('title', {}, 'street door')));
+    }
+    svg.append(group);
+  }
+  for (const gateway of store.gateways.filter((g) => g.position)) {
+    const [x, y] = at(gateway.position);
+    svg.append(el('circle', { class: 'gateway', 'data-gateway': gateway.id, cx: x, cy: y, r: font * 0.3 }, el('title', {}, gateway.id)));
+  }
+  return svg;
+}
+
+function sectionTable(store) {
+  const rows = store.sections.map((s) => el('tr', { 'data-minor': s.minor },
+    el('td', {}, s.name), el('td', { class: 'num muted' }, s.minor),
+    el('td', { class: 'num', 'data-role': 'section-count', 'data-major': store.major, 'data-minor': s.minor }, s.count ?? '–')));
+  return el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'section'), el('th', { class: 'num' }, 'minor'),
+    el('th', { class: 'num' }, 'inside'))), el('tbody', {}, ...rows));
+}
+
+function storeCard(store) {
+  const title = view.only === null ? el('a', { href: `/stores/${store.major}` }, store.name) : store.name;
+  const card = el('article', { class: 'store', id: `store-${store.major}`, 'data-major': store.major },
+    el('h2', {}, el('span', {}, title, el('span', { class: 'muted' }, ` · ${store.major}`)),
+      el('span', { class: 'total', 'data-role': 'store-count' }, `${store.count ?? '–'} inside`)));
+  const drawing = plan(store);
+  if (drawing) card.append(drawing);
+  else if (!store.has_layout) card.append(el('p', { class: 'muted' }, 'No layout published for this store yet: counts only.'));
+  else card.append(el('p', { class: 'muted' }, 'The layout has no section polygons: counts only.'));
+  card.append(sectionTable(store));
+  return card;
+}
+
+function renderStores() {
+  const root = byId('stores');
+  root.replaceChildren();
+  if (view.missing) {
+    root.append(el('div', { class: 'error', id: 'store-error', 'data-status': view.missing.status },
+      el('strong', {}, view.missing.title), el('p', {}, view.missing.message), el('a', { href: '/' }, 'All stores')));
+  } else if (view.stores.size === 0) {
+    root.append(el('p', { class: 'muted', id: 'stores-status' },
+      'No store yet: waiting for an aggregator to publish its layouts (beaconnet/stores/+/layout) and counts.'));
+  }
+  for (const store of [...view.stores.values()].sort((a, b) => a.major - b.major)) root.append(storeCard(store));
+  document.body.dataset.ready = 'true';
+  document.body.dataset.stores = String(view.stores.size);
+}
+
+async function loadStores() {
+  try {
+    if (view.only !== null) {
+      const answer = await getJSON(`/api/stores/${encodeURIComponent(view.only)}`);
+      if (!answer.ok) {
+        view.stores = new Map();
+        view.missing = { status: answer.status, title: answer.status === 404 ? `Store ${view.only} is not known` : `“${view.only}” is not a store`,
+          message: answer.body ? answer.body.message : `The server answered ${answer.status}.` };
+      } else {
+        view.missing = null;
+        view.stores = new Map([[answer.body.major, answer.body]]);
+      }
+    } else {
+      const answer = await getJSON('/api/stores');
+      view.stores = new Map(answer.body.stores.map((s) => [s.major, s]));
+      setBroker(answer.body.broker);
+    }
+  } catch (e) {
+    view.server = 'down';
+    showBanner();
+    return;
+  }
+  renderStores();
+}
+
+function applyOccupancy(update) {
+  const store = view.stores.get(update.major);
+  if (!store) { if (view.only === null) loadStores(); return; }
+  if (update.minor === undefined || update.minor === null) {
+    store.count = update.count;
+    store.count_time = update.t;
+  } else {
+    const section = store.sections.find((s) => s.minor === update.minor);
+    if (!section) { loadStores(); return; }
+    section.count = update.count;
+    section.count_time = update.t;
+  }
+  const card = byId(`store-${store.major}`);
+  if (card) card.replaceWith(storeCard(store));
+}
+
+// ---- events ----
+
+function renderEvents() {
+  const list = byId('events');
+  const shown = view.events.filter((e) => view.only === null || String(e.major) === String(view.only)).slice(0, 60);
+  list.replaceChildren(...shown.map((e) => el('li', { 'data-kind': e.kind },
+    el('span', { class: 'muted' }, clock(e.t)), ' ', el('span', { class: e.kind }, e.kind.toUpperCase()), ' ',
+    `${e.store_name}${e.section_name ? ' › ' + e.section_name : ''} (${e.major}${e.minor !== undefined ? '/' + e.minor : ''}) `,
+    el('span', { class: 'dev' }, e.dev))));
+  if (shown.length === 0) list.append(el('li', { class: 'muted' }, 'No event yet.'));
+}
+
+async function loadEvents() {
+  try { view.events = (await getJSON('/api/events')).body || []; } catch (e) { return; }
+  renderEvents();
+}
+
+// ---- health and the broker ----
+
+function setBroker(broker) {
+  view.broker = broker;
+  const pill = byId('link');
+  pill.dataset.state = view.server === 'down' ? 'server-down' : broker.state;
+  pill.textContent = view.server === 'down' ? 'dashboard unreachable' : `broker ${broker.state}`;
+  showBanner();
+}
+
+function showBanner() {
+  const banner = byId('banner');
+  const broker = view.broker;
+  let text = null, level = 'warning';
+  if (view.server === 'down') {
+    text = 'The dashboard server cannot be reached: retrying. What is shown is the last state received.';
+    level = 'error';
+  } else if (broker && broker.state === 'lost') {
+    text = `The broker connection was lost at ${clock(broker.since)} (${broker.detail || 'no reason given'}): reconnecting. Counts shown are the last known.`;
+  } else if (broker && broker.state === 'refused') {
+    text = `The broker refused the dashboard: ${broker.detail || ''}. Check its user name, password file and CA.`;
+    level = 'error';
+  } else if (broker && broker.state === 'connecting') {
+    text = `Connecting to the broker${broker.detail ? ' — last attempt: ' + broker.detail : '…'}`;
+  }
+  banner.hidden = text === null;
+  banner.dataset.state = view.server === 'down' ? 'server-down' : broker ? broker.state : 'connecting';
+  banner.dataset.level = level;
+  banner.textContent = text || '';
+}
+
+function renderHealth(health) {
+  setBroker(health.broker);
+  const aggregators = health.aggregators.map((a) => el('tr', {},
+    el('td', { class: 'mono' }, a.id), el('td', { class: `state-${a.state}` }, a.state),
+    el('td', { class: 'num' }, age(a.status_age_ms)), el('td', { class: 'num' }, a.lag_ms === undefined ? '–' : `${a.lag_ms} ms`),
+    el('td', { class: 'num' }, a.lost_batches), el('td', { class: 'num' }, a.offline_gateways)));
+  const gateways = health.gateways.map((g) => el('tr', { title: g.detail },
+    el('td', { class: 'mono' }, g.id), el('td', {}, g.major === undefined ? '–' : `${g.major}/${g.minor}`),
+    el('td', { class: `state-${g.state}` }, g.state), el('td', { class: 'num' }, g.lost_batches)));
+  const down = health.gateways.filter((g) => g.state !== 'online').length;
+  const panel = [
+    el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'aggregator'), el('th', {}, 'state'), el('th', { class: 'num', title: 'age of its last status' }, 'age'),
+      el('th', { class: 'num' }, 'lag'), el('th', { class: 'num' }, 'lost'), el('th', { class: 'num', title: 'gateways it counts offline' }, 'gw off'))),
+    el('tbody', {}, ...(aggregators.length ? aggregators : [el('tr', {}, el('td', { colspan: 6, class: 'muted' }, 'No aggregator status yet.'))]))),
+    el('details', {}, el('summary', {}, `${health.gateways.length} gateways, ${down} not online`),
+      el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'gateway'), el('th', {}, 'section'), el('th', {}, 'state'),
+        el('th', { class: 'num' }, 'lost'))), el('tbody', {}, ...gateways))),
+  ];
+  if (health.undecodable > 0) panel.push(el('p', { class: 'state-stale' }, `${health.undecodable} unreadable message(s); last: ${health.last_problem}`));
+  byId('health').replaceChildren(...panel);
+}
+
+async function loadHealth() {
+  try { renderHealth((await getJSON('/api/health')).body); } catch (e) { /* the stream's error shows the banner */ }
+}
+
+// ---- device look-up ----
+
+async function lookUp(id) {
+  view.device = id;
+  const out = byId('device');
+  let answer;
+  try { answer = await getJSON(`/api/devices/${encodeURIComponent(id)}`); } catch (e) { out.textContent = 'The dashboard server cannot be reached.'; return; }
+  if (!answer.ok) {
+    out.replaceChildren(el('p', { class: 'state-offline', 'data-status': answer.status }, answer.body ? answer.body.message : `error ${answer.status}`));
+    return;
+  }
+  const d = answer.body;
+  const where = d.store_name ? `${d.store_name}${d.section_name ? ' › ' + d.section_name : ''} (${d.major}${d.minor !== undefined ? '/' + d.minor : ''})` : '–';
+  out.replaceChildren(el('dl', { 'data-state': d.state },
+    el('dt', {}, 'state'), el('dd', { class: `state-${d.state === 'inside' ? 'online' : d.state}` }, d.state),
+    el('dt', {}, d.state === 'outside' ? 'left' : 'where'), el('dd', {}, where),
+    el('dt', {}, 'since'), el('dd', {}, clock(d.since)),
+    el('dt', {}, 'last seen'), el('dd', {}, clock(d.last_seen)),
+    el('dt', {}, 'proximity'), el('dd', {}, `${d.proximity}${d.accuracy !== undefined ? ' (' + d.accuracy + ' m)' : ''}`),
+    el('dt', {}, 'confidence'), el('dd', {}, d.confidence)));
+}
+
+// ---- the live stream ----
+
+function counted(handler) {
+  return (message) => {
+    document.body.dataset.updates = String(Number(document.body.dataset.updates) + 1);
+    handler(JSON.parse(message.data));
+  };
+}
+
+function connect() {
+  const stream = new EventSource('/api/stream');
+  stream.addEventListener('open', () => {
+    view.server = 'up';
+    loadStores();
+    loadEvents();
+    loadHealth();
+  });
+  stream.addEventListener('error', () => {
+    view.server = 'down';
+    if (view.broker) setBroker(view.broker); else showBanner();
+  });
+  stream.addEventListener('occupancy', counted(applyOccupancy));
+  stream.addEventListener('region', counted((event) => {
+    view.events.unshift(event);
+    view.events.length = Math.min(view.events.length, 200);
+    renderEvents();
+    if (view.device === event.dev) lookUp(event.dev);
+  }));
+  stream.addEventListener('layout', counted(() => loadStores()));
+  stream.addEventListener('health', counted(renderHealth));
+  stream.addEventListener('broker', counted(setBroker));
+}
+
+byId('lookup').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const id = byId('device-id').value.trim();
+  if (id) lookUp(id);
+});
+const route = location.pathname.match(/^\/stores\/([^/]+)\/?$/);
+if (route) view.only = decodeURIComponent(route[1]);
+connect();

@@ -1,0 +1,43 @@
+import Hummingbird
+public import Logging
+public import ServiceLifecycle
+
+/// Serves ``PrometheusExport/exposition()`` at `GET /metrics` on one address, until the service
+/// group shuts down: the `--metrics HOST:PORT` of beacon-aggregator and beacon-edge. Everything
+/// else answers 404. A port that cannot be bound fails the service, and with it the program,
+/// saying so — a metrics endpoint asked for and silently missing would look like a dead process.
+public struct MetricsExportService: Service {
+    private let endpoint: ListenAddress
+    private let export: PrometheusExport
+    private let logger: Logger
+
+    /// The listener for `export` on `endpoint`.
+    public init(endpoint: ListenAddress, export: PrometheusExport, logger: Logger) {
+        self.endpoint = endpoint
+        self.export = export
+        self.logger = logger
+    }
+
+    /// Listens until the graceful shutdown or cancellation of the group that runs it.
+    public func run() async throws {
+        let router = Router()
+        let export = self.export
+        router.get("metrics") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: export.exposition())))
+        }
+        let endpoint = self.endpoint
+        let logger = self.logger
+        var serverLogger = logger
+        // Hummingbird logs every request at debug, and its lifecycle at info: keep the
+        // program's own level, with a label of its own.
+        serverLogger[metadataKey: "metrics.endpoint"] = "\(endpoint)"
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(endpoint.host, port: endpoint.port), serverName: "beaconnet-metrics"),
+            onServerRunning: { _ in logger.info("serving metrics", metadata: ["metrics.url": "\(endpoint.url)metrics"]) },
+            logger: serverLogger)
+        try await app.run()
+    }
+}

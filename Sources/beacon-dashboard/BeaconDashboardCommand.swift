@@ -1,0 +1,103 @@
+import ArgumentParser
+import BeaconDashboard
+import BeaconMetricsExport
+import BeaconMQTT
+import BeaconWire
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// beacon-dashboard: a live web page of the chain — each store's floor plan with its occupancy,
+/// the event feed, gateway and aggregator health, device look-up — read from the broker as a
+/// read-only dashboard login.
+@main
+struct BeaconDashboardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "beacon-dashboard",
+        abstract: "Serve a live dashboard of the chain: floor plans with occupancy, events, health, device look-up.",
+        discussion: """
+            Subscribes to the aggregators' retained layouts, occupancy, device states and statuses \
+            and their events, as a dashboard login of the shipped ACL (make-acl.sh --dashboard), and \
+            serves the page, a JSON API and server-sent events on --listen. See docs/DASHBOARD.md.
+
+            Exit status: 0 after SIGTERM/SIGINT; 64 bad arguments; 1 the listen address cannot be bound.
+            """)
+
+    @Option(help: "Broker host.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Broker port (8883 is customary with TLS).")
+    var port = 1883
+
+    @Option(help: "Broker user name (a dashboard login of the ACL).")
+    var username: String?
+
+    @Option(help: "File holding the broker password (first line), so it never shows in ps.")
+    var passwordFile: String?
+
+    @Option(help: "CA certificate (PEM) to verify the broker: enables TLS.")
+    var tlsCA: String?
+
+    @Option(help: "Client certificate (PEM), for brokers that require one.")
+    var tlsCert: String?
+
+    @Option(help: "Client key (PEM).")
+    var tlsKey: String?
+
+    @Option(help: "MQTT client id; default the user name (the shipped brokers bind a dashboard login to it), else beacon-dashboard-<random>.")
+    var clientID: String?
+
+    @Option(help: "Topic root (as the aggregators').")
+    var topicRoot = "beaconnet"
+
+    @Option(help: "Where to serve the page and the API, HOST:PORT (0.0.0.0:8080 for every interface).")
+    var listen = "127.0.0.1:8080"
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
+        _ = try listenAddress()
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard tlsCert == nil || tlsCA != nil else { throw ValidationError("--tls-cert and --tls-key need --tls-ca") }
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
+    }
+
+    /// `--listen` as an address.
+    func listenAddress() throws -> ListenAddress {
+        do { return try ListenAddress(parsing: listen) } catch { throw ValidationError("--listen \(error)") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var password: String?
+        if let passwordFile {
+            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
+                throw ValidationError("--password-file \(passwordFile) cannot be read")
+            }
+            password = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        }
+        let id = clientID ?? username ?? "beacon-dashboard-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+        var mqtt = MQTTConfiguration(host: host, port: port, clientID: id)
+        mqtt.username = username
+        mqtt.password = password
+        if let tlsCA { mqtt.tls = MQTTTLSConfiguration(caFile: tlsCA, certFile: tlsCert, keyFile: tlsKey) }
+        // The retained device states arrive all at once at every (re)subscription.
+        mqtt.inboundBufferCapacity = 200_000
+        let address = try listenAddress()
+        let settings = DashboardSettings(
+            mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port)
+        let logger = Logger(label: "beaconnet.dashboard")
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: DashboardService(settings: settings, logger: logger))],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

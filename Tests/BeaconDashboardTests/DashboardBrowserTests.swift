@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The page in a real browser (Debian's `chromium`, headless) against a real broker, the real
+/// aggregator and the simulator: it shows the stores, occupancy changes as shoppers move without a
+/// reload, an unknown store and a lost broker are said on the page. Screenshots are kept in
+/// `.build/test-artifacts/` (docs/DASHBOARD.md).
+@Suite(
+    "Dashboard: the page in headless Chromium", .serialized, .timeLimit(.minutes(5)),
+    .enabled(if: HeadlessChromium.executable != nil,
+             "no chromium here (deploy/scripts/install-deps.sh installs Debian's): the browser test is skipped"))
+struct DashboardBrowserTests {
+    static let artifacts = TestPaths.inPackage(".build/test-artifacts").path
+
+    @Test("the page shows the stores, occupancy changes live, and bad states are said, not blank")
+    func page() async throws {
+        try FileManager.default.createDirectory(atPath: Self.artifacts, withIntermediateDirectories: true)
+        try await withDashboardStack { stack in
+            let browser = try await HeadlessChromium.launch(in: try TestDirectory.make("chromium").path)
+            do {
+                try await Self.liveStores(browser, stack)
+                try await Self.unknownStore(browser, stack)
+                try await Self.brokerGone(browser, stack)
+                await browser.close()
+            } catch {
+                print("--- chromium log ---\n\(browser.log)\n--- end of chromium log ---")
+                await browser.close()
+                throw error
+            }
+        }
+    }
+
+    /// Every store drawn; the section counts change while the page stays loaded (server-sent events).
+    static func liveStores(_ browser: HeadlessChromium, _ stack: DashboardStack) async throws {
+        try await browser.navigate(stack.url + "/")
+        let names = try await pollAsync("the page to draw the three stores", within: .seconds(30)) {
+            let names = try decode([String].self, try await browser.evaluate(
+                "[...document.querySelectorAll('article.store h2 > span:first-child')].map(e => e.firstChild.textContent)"))
+            return names.count == 3 ? names : nil
+        }
+        #expect(names == ["Lyon Part-Dieu", "Villeurbanne", "Bron"])
+        #expect(try await browser.evaluate("document.querySelectorAll('svg.plan g.section polygon').length") == "18")
+        #expect(try await browser.evaluate("document.querySelectorAll('svg.plan circle.gateway').length") == "45")
+        let counts = "[...document.querySelectorAll('[data-role=section-count]')].map(e => e.dataset.major + '/' + e.dataset.minor + '=' + e.textContent)"
+        let before = try await browser.evaluate(counts)
+        _ = try await pollAsync("the page's counts to change as shoppers move, without a reload", within: .seconds(60), every: .milliseconds(250)) {
+            let now = try await browser.evaluate(counts)
+            let updates = Int(try decode(String.self, try await browser.evaluate("document.body.dataset.updates"))) ?? 0
+            return now != before && updates > 0 ? true : nil
+        }
+        // Events reach the feed too.
+        _ = try await pollAsync("events in the page's feed", within: .seconds(30)) {
+            try await browser.evaluate("document.querySelectorAll('#events li[data-kind]').length") != "0" ? true : nil
+        }
+        try await browser.screenshot(to: artifacts + "/dashboard.png")
+    }
+
+    /// `/stores/999`: a message, not a blank page.
+    static func unknownStore(_ browser: HeadlessChromium, _ stack: DashboardStack) async throws {
+        try await browser.navigate(stack.url + "/stores/999")
+        let message = try await pollAsync("the page to say store 999 is unknown", within: .seconds(30)) {
+            let text = try decode(String?.self, try await browser.evaluate("document.getElementById('store-error')?.textContent ?? null"))
+            return text?.contains("Store 999 is not known") == true ? text : nil
+        }
+        #expect(message.contains("Known stores: 101, 102, 103"))
+        try await browser.screenshot(to: artifacts + "/dashboard-unknown-store.png")
+    }
+
+    /// The broker stops: a banner says so and the last counts stay; it comes back: the banner goes.
+    static func brokerGone(_ browser: HeadlessChromium, _ stack: DashboardStack) async throws {
+        try await browser.navigate(stack.url + "/")
+        _ = try await pollAsync("the page to load", within: .seconds(30)) {
+            try await browser.evaluate("document.querySelectorAll('article.store').length") == "3" ? true : nil
+        }
+        try await stack.broker.stop()
+        let banner = "[document.getElementById('banner').hidden, document.getElementById('banner').dataset.state, document.getElementById('banner').textContent]"
+        _ = try await pollAsync("the banner to say the broker is lost", within: .seconds(30)) {
+            try await browser.evaluate(banner).contains(#"[false,"lost","#) ? true : nil
+        }
+        #expect(try await browser.evaluate("document.querySelectorAll('article.store').length") == "3", "the stores stay on the page")
+        try await browser.screenshot(to: artifacts + "/dashboard-broker-lost.png")
+        try await stack.broker.start()
+        _ = try await pollAsync("the banner to go when the broker is back", within: .seconds(60)) {
+            try await browser.evaluate(banner).hasPrefix("[true,") ? true : nil
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(json.utf8))
+    }
+}
