@@ -20,10 +20,20 @@ struct CheckConfig: ParsableCommand {
             let sections = chain.sections.count, gateways = chain.gateways.count
             print("\(file): OK — \(chain.stores.count) store(s), \(sections) section(s), \(gateways) gateway(s), rule \(chain.tuning.rule.rawValue), exit \(chain.tuning.exitRule.rawValue)")
             for line in Self.calibrationLines(config: config, chain: chain, file: file) { print(line) }
+            if let line = Self.geometryLine(chain: chain) { print(line) }
         } catch {
             print(error.description)
             throw ExitCode(1)
         }
+    }
+
+    /// Under the `position` rule, the stores it leaves to hysteresis for want of geometry.
+    static func geometryLine(chain: Chain) -> String? {
+        guard chain.tuning.rule == .position else { return nil }
+        let bare = chain.storesWithoutGeometry
+        guard !bare.isEmpty else { return nil }
+        let shown = bare.prefix(20).map(String.init).joined(separator: ", ") + (bare.count > 20 ? " and \(bare.count - 20) more" : "")
+        return "note: \(bare.count) store(s) without a polygon for every section and a position for every gateway decide as hysteresis: \(shown)"
     }
 
     /// What the calibration covers, and which stores the `fingerprint` rule decides without one.

@@ -9,7 +9,7 @@ import Testing
 /// rule. The floors only guard against regressions: far below the measured values, above chance.
 @Suite("Real datasets × rules", .enabled(if: DatasetFixtures.kolakowskiAvailable && DatasetFixtures.salrbAvailable, "../shared/testdata/datasets is absent"))
 struct RealDatasetTableTests {
-    static let rules: [Tuning.Rule] = [.hysteresis, .hmm, .strongest, .nearest]
+    static let rules: [Tuning.Rule] = [.hysteresis, .hmm, .strongest, .nearest, .position]
     /// Windows of the strongest-gateway baseline printed besides its default (`window_s` 4 s).
     static let baselineWindows: [Double] = [2, 6]
 

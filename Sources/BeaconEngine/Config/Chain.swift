@@ -17,6 +17,9 @@ public struct Chain: Sendable {
         public let sections: Range<Int>
         /// Indices of this store's gateways in ``Chain/gateways``.
         public let gateways: [Int]
+        /// How far its gateways sit above a phone, m (`mount_height_m`, else
+        /// ``ChainConfig/Store/defaultMountHeight``).
+        public let mountHeight: Double
     }
 
     /// A section of a store.
@@ -171,7 +174,8 @@ extension ChainConfig {
             storeIndex[StoreNumber(store.major)] = si
             stores.append(Chain.Store(
                 major: StoreNumber(store.major), name: store.name, notifyOnEntry: store.notifyOnEntry,
-                notifyOnExit: store.notifyOnExit, sections: first..<sections.count, gateways: gatewayList))
+                notifyOnExit: store.notifyOnExit, sections: first..<sections.count, gateways: gatewayList,
+                mountHeight: store.mountHeight ?? ChainConfig.Store.defaultMountHeight))
         }
 
         // Adjacency, made symmetric: walking from A to B means walking from B to A is possible.

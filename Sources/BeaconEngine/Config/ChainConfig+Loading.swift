@@ -121,7 +121,7 @@ extension ChainConfig {
     /// The keys each object of the format may have; anything else is reported.
     static let knownKeys: [String: Set<String>] = [
         "$": ["site_uuid", "stores", "gateways", "tuning", "calibration", "comment"],
-        "store": ["major", "name", "notify_on_entry", "notify_on_exit", "sections", "comment"],
+        "store": ["major", "name", "notify_on_entry", "notify_on_exit", "sections", "mount_height_m", "comment"],
         "section": ["minor", "name", "adjacent", "polygon", "street_door", "notify_on_entry", "notify_on_exit", "comment"],
         "gateway": ["id", "store", "section", "position", "calibration_db", "path_loss_exponent", "comment"],
         "tuning": Set(Tuning.CodingKeys.allKeys + ["comment"]),
@@ -147,7 +147,8 @@ extension ChainConfig {
 
     static let kinds: [String: [String: Kind]] = [
         "$": ["site_uuid": .string, "stores": .array, "gateways": .array, "tuning": .object, "calibration": .string, "comment": .string],
-        "store": ["major": .integer, "name": .string, "notify_on_entry": .bool, "notify_on_exit": .bool, "sections": .array, "comment": .string],
+        "store": ["major": .integer, "name": .string, "notify_on_entry": .bool, "notify_on_exit": .bool, "sections": .array,
+                  "mount_height_m": .number, "comment": .string],
         "section": ["minor": .integer, "name": .string, "adjacent": .array, "polygon": .array, "street_door": .bool,
                     "notify_on_entry": .bool, "notify_on_exit": .bool, "comment": .string],
         "gateway": ["id": .string, "store": .integer, "section": .integer, "position": .array, "calibration_db": .number,

@@ -42,6 +42,9 @@ extension ChainConfig {
             if store.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 issue("\(path).name", "is empty: events and occupancy carry the store's name")
             }
+            if let h = store.mountHeight, !(h.isFinite && (0...20).contains(h)) {
+                issue("\(path).mount_height_m", "\(h) m is not a plausible height of the gateways above a phone (0…20)")
+            }
             let minors = validateSections(of: store, at: path, into: &issues)
             sectionsByStore[store.major, default: []].formUnion(minors)
         }

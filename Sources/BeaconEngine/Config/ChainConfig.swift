@@ -55,17 +55,31 @@ public struct ChainConfig: Codable, Sendable, Equatable {
         public var notifyOnExit: Bool
         /// `sections`: the store's sections.
         public var sections: [Section]
+        /// `mount_height_m` (optional, 0…20; default ``defaultMountHeight``): how far the store's
+        /// gateways sit above a phone, metres — part of the distance the `position` rule expects
+        /// between a gateway and each point of the floor. Geometry, not a tuning knob: measure it.
+        public var mountHeight: Double?
 
-        public init(major: Int, name: String, notifyOnEntry: Bool = true, notifyOnExit: Bool = true, sections: [Section]) {
+        /// The height difference taken where a store gives none, m: gateways on a retail ceiling
+        /// or high shelving (2.5–3 m) above phones held or pocketed at about 1–1.3 m; the
+        /// simulator's too. The research measured 0.5 m better on sites with gateways and tag near
+        /// the floor, 1.5 m in the simulator (/work/research2 REPORT.md §6.1).
+        public static let defaultMountHeight = 1.5
+
+        /// A store as the file would give it (`mountHeight` nil: the default height).
+        public init(major: Int, name: String, notifyOnEntry: Bool = true, notifyOnExit: Bool = true, sections: [Section],
+                    mountHeight: Double? = nil) {
             self.major = major
             self.name = name
             self.notifyOnEntry = notifyOnEntry
             self.notifyOnExit = notifyOnExit
             self.sections = sections
+            self.mountHeight = mountHeight
         }
 
         enum CodingKeys: String, CodingKey {
             case major, name, notifyOnEntry = "notify_on_entry", notifyOnExit = "notify_on_exit", sections
+            case mountHeight = "mount_height_m"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -75,6 +89,7 @@ public struct ChainConfig: Codable, Sendable, Equatable {
             notifyOnEntry = try c.decodeIfPresent(Bool.self, forKey: .notifyOnEntry) ?? true
             notifyOnExit = try c.decodeIfPresent(Bool.self, forKey: .notifyOnExit) ?? true
             sections = try c.decode([Section].self, forKey: .sections)
+            mountHeight = try c.decodeIfPresent(Double.self, forKey: .mountHeight)
         }
     }
 

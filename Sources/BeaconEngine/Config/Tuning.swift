@@ -29,6 +29,15 @@ public struct Tuning: Codable, Sendable, Equatable {
         /// posterior odds over the current one (for `dwell_s`, when given). A store the
         /// calibration does not cover decides as `hysteresis` does (docs/CALIBRATION.md).
         case fingerprint
+        /// Where in the store the radio picture fits best, weighed over time: every position of a
+        /// grid inside the section polygons (at most about 500 per store) is scored by the
+        /// path-loss model from the gateway positions with the device's power offset profiled out;
+        /// a section's evidence is its best position's, and the device moves when a section's
+        /// evidence over the current one, summed over time, reaches 10:1 odds (more across the
+        /// store). Uses each gateway's `path_loss_exponent` (2.7 was measured on a real flat) and
+        /// each store's `mount_height_m`. A store without a polygon for every section and a
+        /// position for every gateway decides as `hysteresis` does.
+        case position
     }
 
     /// How a store exit is decided.

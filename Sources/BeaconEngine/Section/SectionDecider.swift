@@ -76,6 +76,7 @@ enum SectionRules {
         case .nearest: SectionRuleSlot(NearestRule())
         case .strongest: SectionRuleSlot(StrongestRule(chain: chain))
         case .fingerprint: SectionRuleSlot(FingerprintRule(chain: chain))
+        case .position: SectionRuleSlot(PositionRule(chain: chain))
         }
     }
 }
