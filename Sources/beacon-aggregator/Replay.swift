@@ -116,10 +116,13 @@ struct Replay: ParsableCommand {
         }
         output.flush()
         let c = processor.counters
-        // A batch 64 or more of its gateway's batches older than the newest is taken for a
-        // repeat: in a trace edited or merged by hand that is data lost, so it is said.
+        // A batch 64 or more of its gateway's batches older than the newest and sent well before
+        // it is taken for a repeat: in a trace edited or merged by hand that is data lost, so it
+        // is said; so are `seq`s that fit no gateway's run.
         let d = processor.engine.statistics.duplicateBatches
-        let duplicates = d == 0 ? "" : ", \(d) batches ignored as repeats of a seq already seen (or 64 or more older than their gateway's newest)"
+        var duplicates = d == 0 ? "" : ", \(d) batches ignored as repeats of a seq already seen (or 64 or more older than their gateway's newest and sent 30 s or more before it)"
+        let anomalies = processor.engine.gatewayCounters().reduce(0) { $0 + $1.seqAnomalies }
+        if anomalies > 0 { duplicates += ", \(anomalies) sequence anomalies (seq_anomalies: docs/ENGINE.md)" }
         FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\(duplicates)\n")
     }
 }
