@@ -102,8 +102,12 @@ public struct MessageProcessor {
 
     /// A gateway's status (its Last Will, or `online` again): feeds the engine's liveness.
     mutating func gatewayStatus(topic: String, gateway: GatewayID, payload: [UInt8], now: Int64?, into out: inout [Outbound]) -> Verdict {
-        guard let index = engine.chain.gatewayIndex[gateway],
-              stores.contains(engine.chain.stores[engine.chain.gateways[index].store].major) else {
+        guard let index = engine.chain.gatewayIndex[gateway] else {
+            counters.unknownGatewayStatuses += 1
+            counters.ignored += 1
+            return .ignored
+        }
+        guard stores.contains(engine.chain.stores[engine.chain.gateways[index].store].major) else {
             counters.ignored += 1
             return .ignored
         }
