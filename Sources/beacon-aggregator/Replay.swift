@@ -39,12 +39,16 @@ struct Replay: ParsableCommand {
     @Option(help: "Put the trace back into event-time order first, holding each message until event time is this many seconds past it (0: off; 0…86400). For a trace with a broker outage, in which edges sent their backlogs one after another: use a window longer than the outage. That much traffic is held in memory.")
     var reorder: Double = 0
 
+    @Option(help: "Refuse batches sent longer before the chain's event time (the second-newest gateway's newest batch) than this (stale_time), seconds (10…31536000).")
+    var maxBatchAge: Double = 86_400
+
     @Option(help: "Tuning keys to try instead of the config's, as a JSON object, e.g. '{\"rule\":\"hmm\",\"switch_margin_db\":4}'.")
     var tuning: String?
 
     func validate() throws {
         guard (0...86_400).contains(drain) else { throw ValidationError("--drain \(drain) is not 0…86400 seconds") }
         guard (0...86_400).contains(reorder) else { throw ValidationError("--reorder \(reorder) is not 0…86400 seconds") }
+        guard (10...31_536_000).contains(maxBatchAge) else { throw ValidationError("--max-batch-age \(maxBatchAge) is not 10…31536000 seconds") }
     }
 
     func run() throws {
@@ -68,6 +72,7 @@ struct Replay: ParsableCommand {
             throw ValidationError("\(error)")
         }
         var processor = MessageProcessor(chain: chain, scheme: scheme, aggregator: aggregator, stores: selection)
+        processor.maxBatchAge = Int64(maxBatchAge * 1000)
         var reader: TraceReader
         do { reader = try TraceReader(path: trace) } catch {
             FileHandleStderr.write("\(error)\n")

@@ -65,6 +65,9 @@ struct RunService: AsyncParsableCommand {
     @Flag(help: "Decide in event time only, never by this machine's clock (for time-compressed simulations).")
     var eventTime = false
 
+    @Option(help: "Refuse batches sent longer ago than this (stale_time), seconds (10…31536000): at least the edges' longest outage buffer. With --event-time, measured from the chain's event time.")
+    var maxBatchAge: Double = 86_400
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -74,6 +77,7 @@ struct RunService: AsyncParsableCommand {
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
         guard (0.1...86_400).contains(statusInterval) else { throw ValidationError("--status-interval \(statusInterval) is not 0.1…86400 seconds") }
         guard (0.1...86_400).contains(snapshotInterval) else { throw ValidationError("--snapshot-interval \(snapshotInterval) is not 0.1…86400 seconds") }
+        guard (10...31_536_000).contains(maxBatchAge) else { throw ValidationError("--max-batch-age \(maxBatchAge) is not 10…31536000 seconds") }
         guard (0...Double(UInt32.max)).contains(sessionExpiry) else { throw ValidationError("--session-expiry \(sessionExpiry) is not 0 … \(UInt32.max) seconds") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         guard tlsCert == nil || tlsCA != nil else { throw ValidationError("--tls-cert and --tls-key need --tls-ca (the CA that signed the broker's certificate): without it the connection would not use TLS") }
@@ -127,6 +131,7 @@ struct RunService: AsyncParsableCommand {
         settings.statusInterval = .milliseconds(Int64(statusInterval * 1000))
         settings.snapshotInterval = .milliseconds(Int64(snapshotInterval * 1000))
         settings.eventTimeOnly = eventTime
+        settings.maxBatchAge = .milliseconds(Int64(maxBatchAge * 1000))
         let service = AggregatorService(settings: settings, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

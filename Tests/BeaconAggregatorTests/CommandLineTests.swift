@@ -22,6 +22,8 @@ struct CommandLineTests {
         ("beacon-aggregator", ["run", "--config", chain, "--tls-cert", "c.pem", "--tls-key", "k.pem"], "--tls-ca"),
         ("beacon-aggregator", ["run", "--config", chain, "--tls-ca", "ca.pem", "--tls-cert", "c.pem"], "--tls-key"),
         ("beacon-aggregator", ["replay", "--config", chain, "--drain", "inf", "-"], "--drain"),
+        ("beacon-aggregator", ["run", "--config", chain, "--max-batch-age", "nan"], "--max-batch-age"),
+        ("beacon-aggregator", ["replay", "--config", chain, "--max-batch-age", "1", "-"], "--max-batch-age"),
         ("beacon-aggregator", ["run", "--config", chain, "--stores", "99"], "selects none of the chain's 2 stores"),
         ("beacon-edge", ["--config", edgeConfig, "--replay", "capture.log", "--flush-timeout", "1e300"], "--flush-timeout"),
         ("beacon-edge", ["--config", edgeConfig, "--replay", "capture.log", "--speed", "1e-300"], "--speed"),

@@ -30,6 +30,8 @@ public struct AggregatorSettings: Sendable {
     public var restoreTimeout: Duration = .seconds(10)
     /// How long a retained `outside` state lives, seconds.
     public var outsideStateExpiry: UInt32 = 3600
+    /// Batches sent longer ago are refused as `stale_time` (see ``MessageProcessor/maxBatchAge``).
+    public var maxBatchAge: Duration = .seconds(86_400)
     /// Decide in event time only: no clock checks on batches, no clock-driven ticks (time-compressed
     /// simulations; a wall clock cannot judge them).
     public var eventTimeOnly = false

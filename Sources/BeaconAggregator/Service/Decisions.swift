@@ -36,6 +36,8 @@ final class Decisions: Sendable {
     init(settings: AggregatorSettings, metrics: AggregatorMetrics, logger: Logger) {
         var processor = MessageProcessor(chain: settings.chain, scheme: settings.scheme, aggregator: settings.aggregator, stores: settings.stores)
         processor.outsideStateExpiry = settings.outsideStateExpiry
+        let age = settings.maxBatchAge.components
+        processor.maxBatchAge = age.seconds * 1000 + age.attoseconds / 1_000_000_000_000_000
         desk = Mutex(Desk(processor: processor))
         outbox = Outbox(metrics: metrics)
         self.metrics = metrics
