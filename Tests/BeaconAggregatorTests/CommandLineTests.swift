@@ -23,6 +23,7 @@ struct CommandLineTests {
         ("beacon-aggregator", ["run", "--config", chain, "--tls-ca", "ca.pem", "--tls-cert", "c.pem"], "--tls-key"),
         ("beacon-aggregator", ["replay", "--config", chain, "--drain", "inf", "-"], "--drain"),
         ("beacon-aggregator", ["run", "--config", chain, "--max-batch-age", "nan"], "--max-batch-age"),
+        ("beacon-aggregator", ["run", "--config", chain, "--out-username", "agg-1-out"], "--out-username"),
         ("beacon-aggregator", ["replay", "--config", chain, "--max-batch-age", "1", "-"], "--max-batch-age"),
         ("beacon-aggregator", ["run", "--config", chain, "--stores", "99"], "selects none of the chain's 2 stores"),
         ("beacon-edge", ["--config", edgeConfig, "--replay", "capture.log", "--flush-timeout", "1e300"], "--flush-timeout"),

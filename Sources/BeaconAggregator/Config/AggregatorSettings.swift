@@ -10,6 +10,10 @@ public struct AggregatorSettings: Sendable {
     /// Broker connection (client id, credentials, TLS). The Last Will is set by the service, and
     /// the sightings connection pauses reading when its buffer is full (see ``inboundBuffer``).
     public var mqtt: MQTTConfiguration
+    /// The login of the events connection (client id `<mqtt.clientID>-out`), when it has its own:
+    /// a broker that binds each login to one client id (mosquitto's dynamic security, as
+    /// `deploy/scripts/make-dynsec.sh` writes it) needs one per connection. Nil: `mqtt`'s.
+    public var outboundLogin: (username: String, password: String?)?
     /// This instance's id.
     public var aggregator: AggregatorID
     /// Stores it owns.
