@@ -39,12 +39,16 @@ struct Replay: ParsableCommand {
     @Option(help: "Put the trace back into event-time order first, holding each message until event time is this many seconds past it (0: off; 0…86400). For a trace with a broker outage, in which edges sent their backlogs one after another: use a window longer than the outage. That much traffic is held in memory.")
     var reorder: Double = 0
 
+    @Option(help: "Refuse batches sent longer before the chain's event time (the second-newest gateway's newest batch) than this (stale_time), seconds (10…31536000).")
+    var maxBatchAge: Double = 86_400
+
     @Option(help: "Tuning keys to try instead of the config's, as a JSON object, e.g. '{\"rule\":\"hmm\",\"switch_margin_db\":4}'.")
     var tuning: String?
 
     func validate() throws {
         guard (0...86_400).contains(drain) else { throw ValidationError("--drain \(drain) is not 0…86400 seconds") }
         guard (0...86_400).contains(reorder) else { throw ValidationError("--reorder \(reorder) is not 0…86400 seconds") }
+        guard (10...31_536_000).contains(maxBatchAge) else { throw ValidationError("--max-batch-age \(maxBatchAge) is not 10…31536000 seconds") }
     }
 
     func run() throws {
@@ -68,6 +72,7 @@ struct Replay: ParsableCommand {
             throw ValidationError("\(error)")
         }
         var processor = MessageProcessor(chain: chain, scheme: scheme, aggregator: aggregator, stores: selection)
+        processor.maxBatchAge = Int64(maxBatchAge * 1000)
         var reader: TraceReader
         do { reader = try TraceReader(path: trace) } catch {
             FileHandleStderr.write("\(error)\n")
@@ -116,10 +121,13 @@ struct Replay: ParsableCommand {
         }
         output.flush()
         let c = processor.counters
-        // A batch 64 or more of its gateway's batches older than the newest is taken for a
-        // repeat: in a trace edited or merged by hand that is data lost, so it is said.
+        // A batch 64 or more of its gateway's batches older than the newest and sent well before
+        // it is taken for a repeat: in a trace edited or merged by hand that is data lost, so it
+        // is said; so are `seq`s that fit no gateway's run.
         let d = processor.engine.statistics.duplicateBatches
-        let duplicates = d == 0 ? "" : ", \(d) batches ignored as repeats of a seq already seen (or 64 or more older than their gateway's newest)"
+        var duplicates = d == 0 ? "" : ", \(d) batches ignored as repeats of a seq already seen (or 64 or more older than their gateway's newest and sent 30 s or more before it)"
+        let anomalies = processor.engine.gatewayCounters().reduce(0) { $0 + $1.seqAnomalies }
+        if anomalies > 0 { duplicates += ", \(anomalies) sequence anomalies (seq_anomalies: docs/ENGINE.md)" }
         FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\(duplicates)\n")
     }
 }

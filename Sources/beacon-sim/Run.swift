@@ -9,7 +9,8 @@ import BeaconMQTT
 import Logging
 
 /// `beacon-sim run`: simulate and publish as every gateway to a broker (real time or compressed),
-/// or write a `mosquitto_sub -v` style trace; always write the ground truth beside it.
+/// or write a `mosquitto_sub -v` style trace; always write the ground truth beside it. Publishing
+/// rides out a broker restart (``ReconnectingPublisher``).
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Simulate shoppers and gateways; write the sightings trace and the ground truth.")
@@ -77,10 +78,9 @@ struct Run: AsyncParsableCommand {
             }
             sink = .trace(out)
         } else {
-            let client = MQTTClient(configuration: MQTTConfiguration(host: host!, port: port, clientID: "beacon-sim-\(seed)"),
-                                    logger: Logger(label: "beaconnet.sim"))
-            try await client.connect()
-            sink = .broker(client)
+            let publisher = try await ReconnectingPublisher.connect(
+                MQTTConfiguration(host: host!, port: port, clientID: "beacon-sim-\(seed)"), logger: Logger(label: "beaconnet.sim"))
+            sink = .broker(publisher)
         }
         var sightings = 0
         let clock = ContinuousClock()
@@ -101,8 +101,7 @@ struct Run: AsyncParsableCommand {
                 let topic = scheme.string(for: .sightings(store: b.store, gateway: b.gateway))
                 switch sink {
                 case .trace: text += topic + " " + String(decoding: batch.encoded(), as: UTF8.self) + "\n"
-                // QoS 1 as beacon-edge publishes: brokers and bridges queue it for an aggregator that is away.
-                case .broker(let client): try await client.publish(to: topic, payload: batch.encoded(), qos: .atLeastOnce, retain: false)
+                case .broker(let publisher): try await publisher.publish(to: topic, payload: batch.encoded())
                 }
             }
             if case .trace(let out) = sink { try out.write(contentsOf: Data(text.utf8)) }
@@ -113,7 +112,7 @@ struct Run: AsyncParsableCommand {
         try truthOut.write(contentsOf: Data((TruthFile.endLine(simulation.now) + "\n").utf8))
         switch sink {
         case .trace(let out): try? out.close()
-        case .broker(let client): await client.disconnect()
+        case .broker(let publisher): await publisher.disconnect()
         }
         print("beacon-sim: \(Int(duration)) s simulated, \(chain.stores.count) stores, \(chain.gateways.count) gateways, \(sightings) sightings → \(trace ?? "\(host!):\(port)"); truth → \(truth)")
         if host != nil {
@@ -141,7 +140,7 @@ struct Run: AsyncParsableCommand {
 
     enum BatchSink {
         case trace(FileHandle)
-        case broker(MQTTClient)
+        case broker(ReconnectingPublisher)
     }
 }
 

@@ -15,9 +15,10 @@ struct MetricsTests {
     let instance = [("aggregator", "agg-test")]
 
     static func decisions(_ metrics: TestMetrics) throws -> Decisions {
+        // The clock of the traffic (ProcessorTests.t0), which a wall clock would find stale.
         let settings = AggregatorSettings(
             chain: try Fixture.config().resolve(), mqtt: MQTTConfiguration(host: "127.0.0.1", port: 1, clientID: "agg-test"),
-            aggregator: try AggregatorID("agg-test"), version: "test")
+            aggregator: try AggregatorID("agg-test"), version: "test", clock: { ProcessorTests.t0 + 20_000 })
         var logger = Logger(label: "test.aggregator")
         logger.logLevel = .critical
         return Decisions(settings: settings, metrics: AggregatorMetrics(aggregator: settings.aggregator, factory: metrics), logger: logger)

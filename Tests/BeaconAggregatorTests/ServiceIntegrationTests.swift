@@ -60,7 +60,11 @@ struct ServiceIntegrationTests {
     }
 
     static func badMessagesLive(_ broker: Broker) async throws {
-        let aggregator = try RunningAggregator.start(broker, id: "agg-bad") { $0.statusInterval = .milliseconds(300) }
+        let aggregator = try RunningAggregator.start(broker, id: "agg-bad") {
+            $0.statusInterval = .milliseconds(300)
+            // The bad messages carry fixed times (September 2026): none may be refused as stale_time.
+            $0.maxBatchAge = .seconds(100 * 365 * 86_400)
+        }
         let watch = try await Watcher.start(broker, ["beaconnet/events/#", "beaconnet/rejects/+", "beaconnet/aggregators/+/status"])
         try await watch.until("status online") { $0.topic == "beaconnet/aggregators/agg-bad/status" }
 

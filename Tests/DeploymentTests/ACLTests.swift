@@ -10,7 +10,11 @@ import Testing
 @Suite("Deployment: users and ACL", .timeLimit(.minutes(2)))
 struct ACLTests {
     static let root = TestPaths.packageRoot
-    static let users = ["gw-1": "p-gw-1", "gw-2": "p-gw-2", "agg-1": "p-agg-1", "dash": "p-dash", "dash-2": "p-dash-2", "bridge-1": "p-bridge-1", "ops": "p-ops"]
+    static let users = ["gw-1": "p-gw-1", "gw-2": "p-gw-2", "agg-1": "p-agg-1", "agg-1-out": "p-agg-1-out", "dash": "p-dash", "dash-2": "p-dash-2",
+                        "bridge-1": "p-bridge-1", "ops": "p-ops"]
+    /// The client id each dynamic-security login is bound to: its user name, but for an
+    /// aggregator's two logins the ids beacon-aggregator gives its two connections.
+    static func boundID(_ user: String) -> String { user.hasPrefix("agg-") ? "beacon-aggregator-\(user)" : user }
 
     /// Two gateways of store 1, one aggregator, two dashboards, a bridge and a recorder.
     static let arguments = ["--gateway", "gw-1:1", "--gateway", "gw-2:1", "--aggregator", "agg-1",
@@ -45,6 +49,7 @@ struct ACLTests {
         ["--root", "a b", "--aggregator", "agg-1"],
         ["--bridge", "bridge-1:01:gw-1"],
         ["--gateway", "gw-1:1", "--gateway", "gw-2:012"],  // a good entry first: nothing may be written
+        ["--aggregator", "agg-1", "--dashboard", "agg-1-out"],  // the aggregator's publishing login
     ])
     func refused(_ arguments: [String]) async throws {
         do {
@@ -73,24 +78,24 @@ struct ACLTests {
         }
     }
 
-    @Test("each dynamic-security login but an aggregator's connects only with its user name as client id")
+    @Test("each dynamic-security login connects only with its own client id, an aggregator's two logins with the ids beacon-aggregator gives its connections")
     func clientIDsBound() async throws {
         let file = try await Self.makeDynamicSecurity()
         try await withBroker(BrokerConfiguration(allowAnonymous: false, dynamicSecurity: file)) { broker in
-            for user in Self.users.keys.sorted() where user != "agg-1" {
-                // Another login's id, an aggregator's, and one of its own making.
-                for id in ["gw-1", "dash", "beacon-aggregator-agg-1", "beacon-aggregator-agg-1-out", "\(user)-2"] where id != user {
+            for user in Self.users.keys.sorted() {
+                // Another login's id, each of the aggregator's, its bare user name and one of its own making.
+                for id in ["gw-1", "dash", "beacon-aggregator-agg-1", "beacon-aggregator-agg-1-out", user, "\(user)-2"] where id != Self.boundID(user) {
                     let intruder = Self.client(broker, user, clientID: id)
                     await #expect(throws: MQTTError.self, "\(user) as \(id)") { try await intruder.connect() }
                     await intruder.disconnect()
                 }
-                let own = Self.client(broker, user)
+                let own = Self.client(broker, user, clientID: Self.boundID(user))
                 try await own.connect()
                 await own.disconnect()
             }
-            // The aggregator's two connections, at once, with the ids beacon-aggregator gives them.
+            // The aggregator's two connections, at once, each with its own login.
             let inbound = Self.client(broker, "agg-1", clientID: "beacon-aggregator-agg-1")
-            let outbound = Self.client(broker, "agg-1", clientID: "beacon-aggregator-agg-1-out")
+            let outbound = Self.client(broker, "agg-1-out", clientID: "beacon-aggregator-agg-1-out")
             try await inbound.connect()
             try await outbound.connect()
             #expect(inbound.isConnected && outbound.isConnected)
@@ -110,9 +115,13 @@ struct ACLTests {
     }
 
     static func enforced(_ broker: Broker) async throws {
-        let aggregator = client(broker, "agg-1")
+        // The aggregator's two logins: agg-1 reads sightings and statuses, agg-1-out publishes.
+        let aggregator = client(broker, "agg-1", clientID: boundID("agg-1"))
         try await aggregator.connect()
         let sightings = Inbox(try await aggregator.subscribe(to: ["beaconnet/sightings/#", "beaconnet/gateways/+/status"], qos: .atLeastOnce))
+        let publisher = client(broker, "agg-1-out", clientID: boundID("agg-1-out"))
+        try await publisher.connect()
+        let publisherInbox = Inbox(try await publisher.subscribe(to: ["beaconnet/sightings/#"], qos: .atLeastOnce))
         let dashboard = client(broker, "dash-2")
         try await dashboard.connect()
         let events = Inbox(try await dashboard.subscribe(to: ["beaconnet/events/#"], qos: .atLeastOnce))
@@ -145,8 +154,10 @@ struct ACLTests {
         try? await bridge.publish(to: "beaconnet/sightings/1/gw-2/x", payload: Array("deeper".utf8), qos: .atLeastOnce, retain: false)
         try? await bridge.publish(to: "beaconnet/sightings/2/gw-1", payload: Array("bridge, other store".utf8), qos: .atLeastOnce, retain: false)
         try? await bridge.publish(to: "beaconnet/events/1/enter", payload: Array("bridge event".utf8), qos: .atLeastOnce, retain: false)
-        // And the aggregator's own events do arrive, so silence above means denial, not a broken path.
-        try await aggregator.publish(to: "beaconnet/events/1/enter", payload: Array("real event".utf8), qos: .atLeastOnce, retain: false)
+        // The sightings login cannot publish an event; the publishing login's do arrive, so silence
+        // above means denial, not a broken path.
+        try? await aggregator.publish(to: "beaconnet/events/1/enter", payload: Array("sightings login event".utf8), qos: .atLeastOnce, retain: false)
+        try await publisher.publish(to: "beaconnet/events/1/enter", payload: Array("real event".utf8), qos: .atLeastOnce, retain: false)
 
         try await events.wait(for: 1)
         try await sightings.wait(for: 3)
@@ -154,6 +165,7 @@ struct ACLTests {
         #expect(sightings.texts == ["own", "status", "bridged"])
         #expect(recorded.texts == ["own", "status", "bridged"], "sightings and statuses, no events, nothing it published")
         #expect(events.texts == ["real event"])
+        #expect(publisherInbox.texts.isEmpty, "the publishing login reads no sightings")
 
         for (user, password) in [(nil as String?, nil as String?), ("gw-1", "wrong"), ("nobody", "x")] {
             let stranger = client(broker, user, password: password ?? (user == nil ? nil : "x"))
@@ -165,7 +177,7 @@ struct ACLTests {
             }
             await stranger.disconnect()
         }
-        for c in [aggregator, dashboard, gateway, other, bridge, recorder] { await c.disconnect() }
+        for c in [aggregator, publisher, dashboard, gateway, other, bridge, recorder] { await c.disconnect() }
     }
 }
 

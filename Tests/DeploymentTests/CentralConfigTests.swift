@@ -19,7 +19,9 @@ struct CentralConfigTests {
         try await withShippedBroker("central.conf", users: ["--aggregator", "agg-1", "--dashboard", "dash"]) { central in
             let password = try central.password("agg-1")
             func client(port: Int, ca: String?, user: String?, password: String?) -> MQTTClient {
-                var c = MQTTConfiguration(host: "127.0.0.1", port: port, clientID: "central-\(UInt32.random(in: 0...UInt32.max))")
+                // The aggregator's sightings login is bound to the client id it connects with.
+                let id = user == "agg-1" ? "beacon-aggregator-agg-1" : "central-\(UInt32.random(in: 0...UInt32.max))"
+                var c = MQTTConfiguration(host: "127.0.0.1", port: port, clientID: id)
                 c.tls = ca.map { MQTTTLSConfiguration(caFile: $0) }
                 c.username = user
                 c.password = password

@@ -5,10 +5,10 @@ import Foundation
 import Testing
 
 /// Client ids bound to logins in the shipped deployment: against the shipped `central.conf` and
-/// `store.conf`, with the logins `make-credentials.sh` makes, no gateway or dashboard login can
-/// connect with the aggregator's client ids or an edge's — which would disconnect it, wipe its
-/// persistent session or fire its Last Will — while the edge, the bridge, the aggregator,
-/// dashboards and recorders work as before.
+/// `store.conf`, with the logins `make-credentials.sh` makes, no login can connect with another's
+/// client id — the aggregator's two (each bound to its own login), the bridge's or an edge's —
+/// which would disconnect it, wipe its persistent session or fire its Last Will, while the edge,
+/// the bridge, the aggregator, dashboards and recorders work as before.
 @Suite("Deployment: client ids bound to logins", .serialized, .timeLimit(.minutes(3)))
 struct ClientIDTests {
     /// Connects as `user` with client id `id`, expecting the broker to refuse the login.
@@ -23,14 +23,17 @@ struct ClientIDTests {
         await client.disconnect()
     }
 
-    @Test("a gateway or dashboard login cannot take the aggregator's client ids, the bridge's or an edge's; none is disconnected")
+    @Test("no other login can take the aggregator's client ids — not even its other one — the bridge's or an edge's; none is disconnected")
     func takeoverRefused() async throws {
         try await withShippedChain { chain in
             try await chain.untilFlowing()
             // Central broker, locally and over TLS: the aggregator's sightings session, its
-            // publishing connection, which carries the Last Will, and the store's bridge.
-            for user in ["gw-12-1b", "dash"] {
-                for id in ["beacon-aggregator-agg-1", "beacon-aggregator-agg-1-out", "bridge-12"] {
+            // publishing connection, which carries the Last Will, and the store's bridge — by
+            // every other login there is, the aggregator's other login and the bridge's included.
+            let ids = ["beacon-aggregator-agg-1", "beacon-aggregator-agg-1-out", "bridge-12"]
+            let owners = ["beacon-aggregator-agg-1": "agg-1", "beacon-aggregator-agg-1-out": "agg-1-out", "bridge-12": "bridge-12"]
+            for user in ["gw-12-1a", "gw-12-1b", "dash", "ops", "agg-1", "agg-1-out", "bridge-12"] {
+                for id in ids where owners[id] != user {
                     for tls in [false, true] { await Self.expectRefused(chain.central, user, id: id, tls: tls) }
                 }
             }

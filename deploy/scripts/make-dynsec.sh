@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Writes a mosquitto dynamic-security configuration (dynamic-security.json, for
 # mosquitto_dynamic_security.so) for a BeaconNet broker on standard output: one login per user,
-# each with exactly the rights make-acl.sh gives it, and its MQTT client id fixed to its user
-# name, so that no login can take over another component's session or fire its Last Will.
+# each with exactly the rights make-acl.sh gives it, and its MQTT client id fixed (below)
+# so that no login can take over another component's session or fire its Last Will.
 #
 #   deploy/scripts/make-dynsec.sh PASSWORDS [--admin NAME] [make-acl.sh arguments…] > dynamic-security.json
 #
@@ -11,10 +11,10 @@
 # mosquitto_ctrl does). --admin NAME adds a login that may only use the plugin's control topics,
 # for changing users and roles at run time with mosquitto_ctrl (its password in PASSWORDS too).
 #
-# Every login connects with its user name as client id — a gateway's is its gateway id, the
-# beacon-edge default — except an aggregator's: it opens two connections
-# (beacon-aggregator-<id> and beacon-aggregator-<id>-out) and the plugin can fix only one id
-# per login, so an aggregator login is left free to choose.
+# Every login connects with one client id: its user name — a gateway's is its gateway id, the
+# beacon-edge default — except an aggregator's two logins (make-acl.sh's ID and ID-out), bound to
+# the ids beacon-aggregator gives its two connections: beacon-aggregator-ID (sightings) and
+# beacon-aggregator-ID-out (events, states, status, Last Will).
 #
 # The rights are make-acl.sh's, rule for rule: "topic read" becomes publishClientReceive,
 # "write" publishClientSend, "readwrite" both. Like mosquitto's acl_file, which accepts any
@@ -37,7 +37,8 @@ while (($#)); do
         --admin) admin=$2; shift 2; continue ;;
         # make-acl.sh checks the values; an empty one only must not reach the array.
         --gateway|--bridge) [[ -n ${2%%:*} ]] && kind[${2%%:*}]=${1#--} ;;
-        --aggregator|--dashboard|--recorder) [[ -n $2 ]] && kind[$2]=${1#--} ;;
+        --aggregator) [[ -n $2 ]] && kind[$2]=aggregator && kind[$2-out]=aggregator-out ;;
+        --dashboard|--recorder) [[ -n $2 ]] && kind[$2]=${1#--} ;;
     esac
     acl_args+=("$1")
     shift
@@ -70,9 +71,9 @@ role_acls() {  # role name, then the ACL entries for it as JSON, comma separated
     roles+=("$(printf '    { "rolename": "%s", "acls": [\n%s\n    ] }' "$1" "$2")")
 }
 acl_entry() { printf '        { "acltype": "%s", "topic": "%s", "allow": true }' "$1" "$2"; }
-client() {  # user, bound (yes/no), what it is
-    local id="" password
-    [[ $2 == no ]] || id=$(printf '"clientid": "%s", ' "$1")
+client() {  # user, its client id, what it is
+    local id password
+    id=$(printf '"clientid": "%s", ' "$2")
     password=$(hash "$1")
     clients+=("$(printf '    { "username": "%s", %s"textname": "%s",\n      %s,\n      "roles": [ { "rolename": "%s" } ] }' \
         "$1" "$id" "$3" "$password" "$1")")
@@ -83,9 +84,10 @@ flush() {
     [[ -n $user ]] || return 0
     role_acls "$user" "$entries"
     case ${kind[$user]:-} in
-        aggregator) client "$user" no "aggregator: connects as beacon-aggregator-$user and beacon-aggregator-$user-out" ;;
+        aggregator) client "$user" "beacon-aggregator-$user" "aggregator, sightings: connects only as beacon-aggregator-$user" ;;
+        aggregator-out) client "$user" "beacon-aggregator-$user" "aggregator, publishing: connects only as beacon-aggregator-$user" ;;
         "") echo "make-dynsec: make-acl.sh wrote a user $user this script does not know" >&2; exit 1 ;;
-        *) client "$user" yes "${kind[$user]}: connects only with client id $user" ;;
+        *) client "$user" "$user" "${kind[$user]}: connects only with client id $user" ;;
     esac
     user="" entries=""
 }
@@ -111,7 +113,7 @@ if [[ -n $admin ]]; then
     role_acls "$admin" "$(acl_entry publishClientSend "$control"),
 $(acl_entry publishClientReceive "$control"),
 $(printf '        { "acltype": "subscribePattern", "topic": "%s", "allow": true }' "$control")"
-    client "$admin" yes "administrator: mosquitto_ctrl dynsec, nothing else"
+    client "$admin" "$admin" "administrator: mosquitto_ctrl dynsec, nothing else"
 fi
 
 join() { local first=1 item; for item in "$@"; do ((first)) || printf ',\n'; printf '%s' "$item"; first=0; done; }

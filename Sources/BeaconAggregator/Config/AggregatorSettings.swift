@@ -10,6 +10,10 @@ public struct AggregatorSettings: Sendable {
     /// Broker connection (client id, credentials, TLS). The Last Will is set by the service, and
     /// the sightings connection pauses reading when its buffer is full (see ``inboundBuffer``).
     public var mqtt: MQTTConfiguration
+    /// The login of the events connection (client id `<mqtt.clientID>-out`), when it has its own:
+    /// a broker that binds each login to one client id (mosquitto's dynamic security, as
+    /// `deploy/scripts/make-dynsec.sh` writes it) needs one per connection. Nil: `mqtt`'s.
+    public var outboundLogin: (username: String, password: String?)?
     /// This instance's id.
     public var aggregator: AggregatorID
     /// Stores it owns.
@@ -30,6 +34,8 @@ public struct AggregatorSettings: Sendable {
     public var restoreTimeout: Duration = .seconds(10)
     /// How long a retained `outside` state lives, seconds.
     public var outsideStateExpiry: UInt32 = 3600
+    /// Batches sent longer ago are refused as `stale_time` (see ``MessageProcessor/maxBatchAge``).
+    public var maxBatchAge: Duration = .seconds(86_400)
     /// Decide in event time only: no clock checks on batches, no clock-driven ticks (time-compressed
     /// simulations; a wall clock cannot judge them).
     public var eventTimeOnly = false

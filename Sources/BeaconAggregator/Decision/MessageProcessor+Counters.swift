@@ -11,6 +11,9 @@ extension MessageProcessor {
         public var rejectCopiesSuppressed: UInt64 = 0
         /// Messages on topics this aggregator does not handle (ignored, not errors).
         public var ignored: UInt64 = 0
+        /// Statuses of gateways the chain does not have (ignored too, and counted: a gateway
+        /// installed but missing from the chain config).
+        public var unknownGatewayStatuses: UInt64 = 0
         /// The newest `sent` time of the batches decided so far (Unix ms; nil before the first):
         /// the status's `lag_ms` is the clock minus this.
         public var newestSent: Int64?

@@ -46,6 +46,10 @@ extension MessageProcessor {
         if let now, batch.sent > now + maxFuture {
             return (reject(topic: topic, reason: .futureTime, detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)", field: "sent", payload: payload, now: now, into: &out), [])
         }
+        if let reference = now ?? eventTimeReference.now, batch.sent < reference - maxBatchAge {
+            let clock = now == nil ? "the chain's event time (the second-newest gateway's newest batch)" : "this aggregator's clock"
+            return (reject(topic: topic, reason: .staleTime, detail: "sent \(batch.sent) is \(Self.hours(reference - batch.sent)) older than \(clock), beyond the \(maxBatchAge / 1000) s kept (--max-batch-age): an older backlog than any edge keeps, or an edge clock far behind", field: "sent", payload: payload, now: now, into: &out), [])
+        }
         // One absurd timestamp costs that sighting, not its batch; the reject is booked before the
         // engine moves event time on.
         var outputs: [EngineOutput] = []
@@ -70,9 +74,15 @@ extension MessageProcessor {
                     if counters.newestSent.map({ batch.sent >= $0 }) ?? true { deliveryLag = max(0, now - batch.sent) }
                 }
                 counters.newestSent = max(counters.newestSent ?? batch.sent, batch.sent)
+                eventTimeReference.note(gateway, sent: batch.sent)
             }
             return badTime
         }
         return (badTime > 0 ? .rejected(reason: .sightingTime, detail: "\(badTime) sighting(s) dropped") : .accepted, outputs)
+    }
+
+    /// A duration for a message: `26.5 h`, `90 s`.
+    static func hours(_ milliseconds: Int64) -> String {
+        milliseconds >= 3_600_000 ? "\(Double(milliseconds / 360_000) / 10) h" : "\(milliseconds / 1000) s"
     }
 }

@@ -68,6 +68,15 @@ public struct MessageProcessor {
         return min(30_000, max(1000, room))
     }
 
+    /// A batch `sent` longer than this before the aggregator's clock is refused (`stale_time`), ms:
+    /// data that old would date enters and exits that far back. Default 24 h, beyond an edge's
+    /// outage buffer (an hour at its defaults, longer with a spill file): within it a backlog is
+    /// decided as it comes. Without a clock (`replay`, `run --event-time`) it is measured from the
+    /// chain's event time as ``EventTimeReference`` keeps it.
+    public var maxBatchAge: Int64 = 86_400_000
+    /// The chain's event time for ``maxBatchAge`` without a clock.
+    var eventTimeReference = EventTimeReference()
+
     /// A processor for the stores of `stores` (all by default) of `chain`.
     public init(chain: Chain, scheme: TopicScheme, aggregator: AggregatorID, stores: StoreSelection = .all) {
         engine = AggregationEngine(chain: chain)
@@ -102,8 +111,12 @@ public struct MessageProcessor {
 
     /// A gateway's status (its Last Will, or `online` again): feeds the engine's liveness.
     mutating func gatewayStatus(topic: String, gateway: GatewayID, payload: [UInt8], now: Int64?, into out: inout [Outbound]) -> Verdict {
-        guard let index = engine.chain.gatewayIndex[gateway],
-              stores.contains(engine.chain.stores[engine.chain.gateways[index].store].major) else {
+        guard let index = engine.chain.gatewayIndex[gateway] else {
+            counters.unknownGatewayStatuses += 1
+            counters.ignored += 1
+            return .ignored
+        }
+        guard stores.contains(engine.chain.stores[engine.chain.gateways[index].store].major) else {
             counters.ignored += 1
             return .ignored
         }

@@ -17,6 +17,10 @@ public enum RejectReason: Sendable, Equatable, CustomStringConvertible {
     /// A batch's `sent` or a status's `t` is further ahead of this aggregator's clock than
     /// ``MessageProcessor/maxFuture`` allows: an edge clock without NTP.
     case futureTime
+    /// A batch's `sent` is older than ``MessageProcessor/maxBatchAge`` before the aggregator's
+    /// clock (in event time: before the chain's, see ``EventTimeReference``): older than any edge
+    /// keeps a backlog, or an edge clock far behind.
+    case staleTime
     /// Sightings far outside their batch's time (``MessageProcessor/maxSightingAge``,
     /// ``MessageProcessor/maxSightingLead``): they are dropped, the rest of the batch is kept.
     case sightingTime
@@ -30,6 +34,7 @@ public enum RejectReason: Sendable, Equatable, CustomStringConvertible {
         case .storeMismatch: "store_mismatch"
         case .gatewayMismatch: "gateway_mismatch"
         case .futureTime: "future_time"
+        case .staleTime: "stale_time"
         case .sightingTime: "sighting_time"
         }
     }

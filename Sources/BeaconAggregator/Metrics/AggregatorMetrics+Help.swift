@@ -18,5 +18,8 @@ extension AggregatorService {
         "beaconnet_aggregator_gateway_lost_batches": "Batches missing from a gateway's sequence, net of late arrivals.",
         "beaconnet_aggregator_gateway_restart_gap_batches": "Batches of a gateway missing across this process's restart.",
         "beaconnet_aggregator_gateway_duplicate_batches_total": "Batches of a gateway ignored as repeats.",
+        "beaconnet_aggregator_gateway_seq_anomalies":
+            "What a gateway's seq numbers did that no edge does on its own (a far jump that was not loss, an epoch that came and went, a seq seen again with another sent).",
+        "beaconnet_aggregator_unknown_gateway_statuses_total": "Statuses published by gateways the chain does not have.",
     ]
 }

@@ -13,6 +13,8 @@ import Synchronization
 /// - `beaconnet_aggregator_rejects_total` with `reason` (``RejectReason/code``), and
 ///   `beaconnet_aggregator_reject_copies_suppressed_total`: rejects not copied to the dead-letter
 ///   topic (its rate limit);
+/// - `beaconnet_aggregator_unknown_gateway_statuses_total`: statuses of gateways the chain does not
+///   have (a gateway installed but missing from the chain config);
 /// - `beaconnet_aggregator_batches_total` (decided, not repeats), `beaconnet_aggregator_sightings_total`,
 ///   `beaconnet_aggregator_transitions_total` (enter and exit events decided) and
 ///   `beaconnet_aggregator_states_withheld_total` (another instance holds the device);
@@ -21,9 +23,9 @@ import Synchronization
 /// - gauges `beaconnet_aggregator_devices` (tracked) and `beaconnet_aggregator_lag_seconds`
 ///   (the clock minus the newest batch decided), refreshed with the status;
 /// - per gateway of the instance's stores heard from (dimension `gateway`), refreshed with the
-///   status: gauges `beaconnet_aggregator_gateway_lost_batches` and
-///   `beaconnet_aggregator_gateway_restart_gap_batches`, and the counters
-///   `beaconnet_aggregator_gateway_batches_total` (received, repeats excluded) and
+///   status: gauges `beaconnet_aggregator_gateway_lost_batches`,
+///   `beaconnet_aggregator_gateway_restart_gap_batches` and `beaconnet_aggregator_gateway_seq_anomalies`,
+///   and the counters `beaconnet_aggregator_gateway_batches_total` (received, repeats excluded) and
 ///   `beaconnet_aggregator_gateway_duplicate_batches_total`.
 final class AggregatorMetrics: Sendable {
     private let aggregator: String
@@ -36,6 +38,7 @@ final class AggregatorMetrics: Sendable {
     private let sightings: Counter
     private let transitions: Counter
     private let statesWithheld: Counter
+    private let unknownGatewayStatuses: Counter
     private let published: Counter
     private let dropped: Counter
     private let devices: Gauge
@@ -59,6 +62,7 @@ final class AggregatorMetrics: Sendable {
         sightings = counter("sightings_total")
         transitions = counter("transitions_total")
         statesWithheld = counter("states_withheld_total")
+        unknownGatewayStatuses = counter("unknown_gateway_statuses_total")
         published = counter("publishes_total", [("outcome", "published")])
         dropped = counter("publishes_total", [("outcome", "dropped")])
         devices = Gauge(label: "beaconnet_aggregator_devices", dimensions: [("aggregator", id)], factory: factory)
@@ -86,6 +90,7 @@ final class AggregatorMetrics: Sendable {
         add(transitions, tally.transitions, reported.transitions)
         add(rejectCopiesSuppressed, tally.rejectCopiesSuppressed, reported.rejectCopiesSuppressed)
         add(statesWithheld, tally.statesWithheld, reported.statesWithheld)
+        add(unknownGatewayStatuses, tally.unknownGatewayStatuses, reported.unknownGatewayStatuses)
         reported = tally
     }
 
@@ -102,7 +107,7 @@ final class AggregatorMetrics: Sendable {
         let chain = processor.engine.chain
         let streams = processor.engine.gatewayCounters().enumerated().filter { g, stream in
             processor.stores.contains(chain.stores[chain.gateways[g].store].major)
-                && (stream.received > 0 || stream.lost > 0 || stream.restartGap > 0 || stream.duplicates > 0)
+                && (stream.received > 0 || stream.lost > 0 || stream.restartGap > 0 || stream.duplicates > 0 || stream.seqAnomalies > 0)
         }
         gateways.withLock { gateways in
             for (_, stream) in streams {
@@ -110,6 +115,7 @@ final class AggregatorMetrics: Sendable {
                     ?? GatewayMetrics(aggregator: aggregator, gateway: stream.id.rawValue, factory: factory)
                 metrics.lost.record(stream.lost)
                 metrics.restartGap.record(stream.restartGap)
+                metrics.seqAnomalies.record(stream.seqAnomalies)
                 add(metrics.duplicates, stream.duplicates, metrics.duplicatesReported)
                 metrics.duplicatesReported = max(metrics.duplicatesReported, stream.duplicates)
                 add(metrics.batches, stream.received, metrics.batchesReported)

@@ -11,6 +11,8 @@ struct DecisionTally: Sendable, Equatable {
     var rejectCopiesSuppressed: UInt64 = 0
     /// Device states held back because another instance holds the device.
     var statesWithheld: UInt64 = 0
+    /// Statuses of gateways the chain does not have.
+    var unknownGatewayStatuses: UInt64 = 0
 
     /// All zero: nothing reported yet.
     init() {}
@@ -22,5 +24,6 @@ struct DecisionTally: Sendable, Equatable {
         transitions = processor.engine.statistics.transitions
         rejectCopiesSuppressed = processor.counters.rejectCopiesSuppressed
         statesWithheld = processor.arbiter.statesWithheld
+        unknownGatewayStatuses = processor.counters.unknownGatewayStatuses
     }
 }

@@ -7,6 +7,8 @@ struct GatewayMetrics {
     let lost: Gauge
     /// Batches missing across this process's restart.
     let restartGap: Gauge
+    /// Sequence anomalies (they can come down again, when a jump turns out to be loss).
+    let seqAnomalies: Gauge
     /// Batches ignored as repeats.
     let duplicates: Counter
     /// What ``duplicates`` was told so far.
@@ -21,6 +23,7 @@ struct GatewayMetrics {
         let dimensions = [("aggregator", aggregator), ("gateway", gateway)]
         lost = Gauge(label: "beaconnet_aggregator_gateway_lost_batches", dimensions: dimensions, factory: factory)
         restartGap = Gauge(label: "beaconnet_aggregator_gateway_restart_gap_batches", dimensions: dimensions, factory: factory)
+        seqAnomalies = Gauge(label: "beaconnet_aggregator_gateway_seq_anomalies", dimensions: dimensions, factory: factory)
         duplicates = Counter(label: "beaconnet_aggregator_gateway_duplicate_batches_total", dimensions: dimensions, factory: factory)
         batches = Counter(label: "beaconnet_aggregator_gateway_batches_total", dimensions: dimensions, factory: factory)
     }

@@ -4,7 +4,9 @@ import Logging
 
 /// The instance's two broker connections. Sightings come in on ``sightings``, the session of the
 /// instance's id (persistent unless configured clean), so that the broker queues for it across a
-/// restart; everything goes out on ``events``, which carries the Last Will. At shutdown the
+/// restart; everything goes out on ``events``, which carries the Last Will — each under its own
+/// login where the deployment gives it one (``AggregatorSettings/outboundLogin``), so that every
+/// login has exactly one client id and the rights of its connection only. At shutdown the
 /// sightings side disconnects first — the broker queues from that moment — and every sighting it
 /// had already received is still decided and published before the events side closes.
 struct AggregatorConnections: Sendable {
@@ -26,6 +28,10 @@ struct AggregatorConnections: Sendable {
         sightings = MQTTClient(configuration: inbound, logger: logger)
         var outbound = settings.mqtt
         outbound.clientID = settings.mqtt.clientID.isEmpty ? "" : settings.mqtt.clientID + "-out"
+        if let login = settings.outboundLogin {
+            outbound.username = login.username
+            outbound.password = login.password
+        }
         outbound.cleanSession = true
         // Its one subscription is the retained device states read back at start-up: one message
         // per device inside, all at once, and a dropped one would be a device forgotten.

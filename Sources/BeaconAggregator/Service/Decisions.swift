@@ -27,6 +27,8 @@ final class Decisions: Sendable {
     let metrics: AggregatorMetrics
     private let desk: Mutex<Desk>
     private let rejectLog = Mutex(RejectLog())
+    /// The last snapshot write's failure; nil once one succeeds.
+    private let snapshotError = Mutex<AggregatorStatus.SnapshotError?>(nil)
     private let settings: AggregatorSettings
     private let logger: Logger
 
@@ -34,6 +36,8 @@ final class Decisions: Sendable {
     init(settings: AggregatorSettings, metrics: AggregatorMetrics, logger: Logger) {
         var processor = MessageProcessor(chain: settings.chain, scheme: settings.scheme, aggregator: settings.aggregator, stores: settings.stores)
         processor.outsideStateExpiry = settings.outsideStateExpiry
+        let age = settings.maxBatchAge.components
+        processor.maxBatchAge = age.seconds * 1000 + age.attoseconds / 1_000_000_000_000_000
         desk = Mutex(Desk(processor: processor))
         outbox = Outbox(metrics: metrics)
         self.metrics = metrics
@@ -112,11 +116,24 @@ final class Decisions: Sendable {
     func status(online: Bool) -> Outbound {
         let dropped = UInt64(outbox.dropped)
         let status = desk.withLock { desk in
-            let status = desk.processor.status(now: settings.clock(), version: settings.version, online: online, droppedPublishes: dropped)
+            let status = desk.processor.status(
+                now: settings.clock(), version: settings.version, online: online, droppedPublishes: dropped,
+                snapshotError: snapshotError.withLock { $0 })
             metrics.recordState(of: desk.processor, status: status)
             return status
         }
         return Outbound(topic: settings.scheme.string(for: status.topic), payload: status.encoded(), delivery: .retained(expirySeconds: nil))
+    }
+
+    /// Notes how the last snapshot write went (`failure` nil: it succeeded); the status carries a
+    /// failure until a write succeeds, and is published at once when that changes.
+    func noteSnapshot(failure: SnapshotWriteError?) {
+        let changed = snapshotError.withLock { current in
+            let next = failure.map { AggregatorStatus.SnapshotError(reason: $0.description, time: settings.clock()) }
+            defer { current = next }
+            return (current == nil) != (next == nil)
+        }
+        if changed { outbox.enqueue([status(online: true)]) }
     }
 
     /// The `offline` status the broker publishes for this instance if it vanishes (its Last Will).

@@ -29,8 +29,10 @@ final class SnapshotService: Service {
     private func write() {
         do {
             try SnapshotFile.write(decisions.snapshot(), path: path)
+            decisions.noteSnapshot(failure: nil)
         } catch {
-            logger.error("cannot write snapshot \(path): \(error)")
+            logger.error("snapshot not written (the previous one stays; the status says snapshot_error until a write succeeds): \(error)")
+            decisions.noteSnapshot(failure: error)
         }
     }
 }

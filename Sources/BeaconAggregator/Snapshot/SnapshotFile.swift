@@ -1,5 +1,8 @@
 import BeaconWire
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The snapshot file: one retained-state payload (`DeviceState` JSON) per line, then one
 /// `GatewayProgress` line per gateway heard, written atomically (temporary file, flushed to disk,
@@ -29,8 +32,8 @@ enum SnapshotFile {
         return contents
     }
 
-    /// Writes the snapshot atomically.
-    static func write(_ contents: Contents, path: String) throws {
+    /// Writes the snapshot atomically: a temporary file beside it, flushed to disk, renamed over it.
+    static func write(_ contents: Contents, path: String) throws(SnapshotWriteError) {
         var bytes: [UInt8] = []
         for state in contents.states {
             bytes += state.encoded()
@@ -41,19 +44,28 @@ enum SnapshotFile {
             bytes.append(0x0A)
         }
         let temporary = path + ".tmp"
-        let url = URL(fileURLWithPath: temporary)
-        do {
-            try Data(bytes).write(to: url)
-            // On disk before the rename: otherwise a power cut can leave the new name on an empty file.
-            let handle = try FileHandle(forWritingTo: url)
-            defer { try? handle.close() }
-            try handle.synchronize()
-            if rename(temporary, path) != 0 {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SnapshotWriteError(step: .create, path: temporary, code: errno) }
+        var failure: SnapshotWriteError?
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = SnapshotWriteError(step: .write, path: temporary, code: errno)
+                    return
+                }
+                offset += written
             }
-        } catch {
+        }
+        // On disk before the rename: otherwise a power cut can leave the new name on an empty file.
+        if failure == nil, fsync(fd) != 0 { failure = SnapshotWriteError(step: .flush, path: temporary, code: errno) }
+        close(fd)
+        if failure == nil, rename(temporary, path) != 0 { failure = SnapshotWriteError(step: .rename, path: path, code: errno) }
+        if let failure {
             unlink(temporary)
-            throw error
+            throw failure
         }
     }
 }

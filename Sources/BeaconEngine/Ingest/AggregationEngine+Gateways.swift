@@ -1,7 +1,7 @@
 import BeaconCore
 
 extension AggregationEngine {
-    /// Loss, duplicates and restarts per gateway, for the status topic.
+    /// Loss, duplicates, sequence anomalies and restart gaps per gateway, for the status topic.
     public func gatewayCounters() -> [GatewayCounters] {
         let silence = Int64(tuning.gatewaySilenceSeconds * 1000)
         return chain.gateways.indices.map { gateway in
@@ -9,7 +9,7 @@ extension AggregationEngine {
             let online = clock.watermark.map { track.isOnline(at: $0, arrival: clock.arrival?.now, silence: silence) } ?? false
             return GatewayCounters(
                 id: chain.gateways[gateway].id, received: track.received, lost: track.lost, restartGap: track.restartGap,
-                duplicates: track.duplicates, online: online, lastBatch: track.lastBatch?.milliseconds ?? .min)
+                duplicates: track.duplicates, seqAnomalies: track.seqAnomalies, online: online, lastBatch: track.lastBatch?.milliseconds ?? .min)
         }
     }
 

@@ -51,11 +51,17 @@ extension AggregationEngine {
             statistics.unknownGatewayBatches += 1
             return .unknownGateway
         }
-        guard gateways[gateway].book(seq: seq, sent: sent, epoch: epoch) == .accept else {
+        let verdict = gateways[gateway].book(seq: seq, sent: sent, epoch: epoch)
+        guard verdict != .duplicate else {
             statistics.duplicateBatches += 1
             return .duplicate
         }
         statistics.batches += 1
+        guard verdict == .accept else {
+            // Apart from the gateway's run: its sightings count, its `sent` and arrival do not.
+            feed(&self, gateway, &out)
+            return .accepted
+        }
         gateways[gateway].noteBatch(sent: sent)
         if let arrival {
             clock.noteArrival(arrival)

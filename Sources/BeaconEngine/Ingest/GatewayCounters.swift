@@ -12,6 +12,11 @@ public struct GatewayCounters: Sendable, Equatable {
     public var restartGap: UInt64
     /// Batches ignored as repeats.
     public var duplicates: UInt64
+    /// Sequence anomalies: batches whose `seq` jumped 64 or more away from the gateway's run
+    /// without the jump turning out to be batches the edge dropped, edge runs (`epoch`s) that
+    /// came and went while the one before went on, and batches with a `seq` already seen but
+    /// another `sent` (decided: no repeat).
+    public var seqAnomalies: UInt64
     /// Whether it counts as alive at the watermark.
     public var online: Bool
     /// Event time of its last batch, ms (`.min` before the first).

@@ -6,20 +6,10 @@
 /// current and the previous run's is a restart: the window starts again there, nothing counted as
 /// lost (no ordering of epochs is assumed, so a gateway clock that jumps back does no harm). Batches
 /// without an epoch (older edges, recordings) fall back to a guess: a lower `seq` with a `sent`
-/// clearly after everything seen is a restart.
+/// clearly after everything seen is a restart. Inside one run, a `seq` 64 or more away from the
+/// window (a forged or corrupted batch, an edge that dropped part of its outage buffer) does not
+/// move it: it starts a ``Contender``, and whichever of the two streams goes on wins.
 struct GatewayTrack: Sendable {
-    /// One run's sequence numbers: the highest seen and which of the 64 below it arrived.
-    struct Window: Sendable {
-        /// The edge run (`epoch`), when the edge says.
-        var epoch: Int64?
-        /// Highest `seq` accepted.
-        var highest: UInt64
-        /// Bit i set: `highest - i` was received.
-        var bits: UInt64 = 1
-        /// `sent` of the newest batch.
-        var newestSent: EventTime
-    }
-
     /// A stretch of time the gateway's batches covered without a break.
     struct Run: Sendable, Equatable {
         /// Its first batch.
@@ -43,12 +33,19 @@ struct GatewayTrack: Sendable {
     var current: Window?
     /// The run before the current one, so that its late or repeated batches are recognised.
     var previous: Window?
+    /// A stream of the current run's `seq`s that jumped 64 or more away from ``current``, kept
+    /// apart until it shows whether it goes on (see GatewayTrack+Contender.swift); nil when none.
+    var contender: Contender?
     /// Batches received.
     var received: UInt64 = 0
     /// Batches missing from the sequence (gaps), net of those that arrived late.
     var lost: UInt64 = 0
     /// Batches ignored as duplicates.
     var duplicates: UInt64 = 0
+    /// Sequence anomalies: batches whose `seq` jumped 64 or more away from their run without the
+    /// jump turning out to be batches the edge dropped, runs (`epoch`s) that came and went while
+    /// the one before went on, and batches with a `seq` already seen but another `sent`.
+    var seqAnomalies: UInt64 = 0
     /// Times the gateway's sequence restarted (an edge restart).
     var restarts: UInt64 = 0
     /// Batches missing between the progress restored at start (the snapshot) and the first batch

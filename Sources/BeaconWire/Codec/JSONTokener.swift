@@ -33,15 +33,20 @@ struct JSONTokener: ~Copyable {
 
     /// Parses one complete JSON document. The caller owns the returned root and must
     /// `json_object_put` it. A JSON `null` document is reported as a wrong type, not returned.
-    mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> OpaquePointer {
+    /// `members` is how many object members the text declares, repeated keys included (the
+    /// parsed tree keeps one per distinct key: see ``DeclaredMembers``).
+    mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> (root: OpaquePointer, members: Int) {
         guard let start = bytes.baseAddress, !bytes.isEmpty else {
             throw WireError(field: "", reason: .invalidJSON(offset: 0, description: "unexpected end of data"))
         }
-        if let bad = UTF8Validation.firstInvalidOffset(bytes) {
+        // One pass counts the members and tells an all-ASCII payload (nearly all are) from one
+        // that needs the full UTF-8 check.
+        let scan = bn_json_prescan(start.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if scan.high != 0, let bad = UTF8Validation.firstInvalidOffset(bytes) {
             throw WireError(field: "", reason: .invalidUTF8(offset: bad))
         }
         do {
-            return try parse(start, count: bytes.count)
+            return (try parse(start, count: bytes.count), scan.members)
         } catch {
             json_tokener_free(handle)
             handle = Self.makeHandle(maxDepth: maxDepth)

@@ -49,12 +49,25 @@ public final class WireDecoder {
         return try copied.get()
     }
 
-    /// Parses `bytes` and hands the root object, version checked, to `read`.
+    /// Parses `bytes`, refuses a key given twice in one object, and hands the root object,
+    /// version checked, to `read`.
     func read<Payload>(_ bytes: UnsafeRawBufferPointer, _ read: (ObjectReader) throws(WireError) -> Payload) throws(WireError) -> Payload {
+        try readCounting(bytes) { root, declared throws(WireError) in
+            try declared.checkTree()
+            return try read(root)
+        }
+    }
+
+    /// Parses `bytes` and hands the root object, version checked, to `read` with what the text
+    /// declared, which `read` must check (``DeclaredMembers/check(kept:)``) before it trusts what
+    /// it read: a payload reader that walks every object anyway counts their members for free.
+    func readCounting<Payload>(
+        _ bytes: UnsafeRawBufferPointer, _ read: (ObjectReader, DeclaredMembers) throws(WireError) -> Payload
+    ) throws(WireError) -> Payload {
         try checkSize(bytes.count)
-        let root = try tokener.parse(bytes)
+        let (root, members) = try tokener.parse(bytes)
         defer { json_object_put(root) }
-        return try read(ObjectReader.root(root, limits: limits))
+        return try read(ObjectReader.root(root, limits: limits), DeclaredMembers(count: members, root: root, bytes: bytes))
     }
 }
 

@@ -14,9 +14,25 @@ enum WireText {
     static let maxFieldLength = 256
     /// A reject's detail message, in bytes.
     static let maxDetailLength = 4096
+    /// A status's problem report (`snapshot_error.reason`), in bytes.
+    static let maxProblemLength = 256
     /// A reject's payload prefix as text, in bytes (256 payload bytes, each at most 3 bytes
     /// once an invalid one is replaced by U+FFFD).
     static let maxPrefixLength = 1024
+
+    /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, so that what an encoder
+    /// writes its decoder accepts.
+    static func truncated(_ text: String, to limit: Int) -> Substring {
+        guard text.utf8.count > limit else { return text[...] }
+        var end = text.startIndex
+        var bytes = 0
+        for index in text.indices {
+            bytes += text[index].utf8.count
+            guard bytes <= limit else { break }
+            end = text.index(after: index)
+        }
+        return text[..<end]
+    }
 
     /// Whether `text` is a UUID in the 8-4-4-4-12 hex form (either case).
     static func isUUID(_ text: String) -> Bool {

@@ -46,6 +46,9 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidIdentity(IdentityError)
         /// `"v"` is not a version this decoder reads (only 1 exists).
         case unsupportedVersion(Int64)
+        /// A key is given twice in one object: a JSON parser would keep one of the values
+        /// without a word. `field` is the repeated key's path.
+        case duplicateKey
 
         /// A short, stable code for metrics and dead letters, e.g. `out_of_range`.
         public var code: String {
@@ -62,6 +65,7 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
             case .invalidUTF8: "invalid_utf8"
             case .invalidIdentity: "invalid_identity"
             case .unsupportedVersion: "unsupported_version"
+            case .duplicateKey: "duplicate_key"
             }
         }
     }
@@ -93,6 +97,10 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(subject): \(error)"
         case .unsupportedVersion(let version):
             return "\(subject): version \(version) is not supported (this decoder reads version 1)"
+        case .duplicateKey:
+            return field.isEmpty
+                ? "payload: a key is given twice in one object (one of the values would be lost)"
+                : "\(subject): given twice in its object (one of the values would be lost)"
         }
     }
 }

@@ -21,6 +21,13 @@ public struct AggregatorStatus: WirePayload, Hashable {
         /// after it — processed by the previous run after its last snapshot, or lost when it
         /// stopped; at most one snapshot interval's worth (`"restart_gap"`).
         public var restartGap: [GatewayID: UInt64]
+        /// Batches per gateway ignored as repeats of one already decided (`"duplicates"`).
+        public var duplicates: [GatewayID: UInt64]
+        /// Sequence anomalies per gateway: `seq` jumps that are not loss, edge runs that came and
+        /// went, a `seq` seen again with another `sent` (`"seq_anomalies"`).
+        public var seqAnomalies: [GatewayID: UInt64]
+        /// Statuses of gateways the chain does not have (`"unknown_gateway_statuses"`).
+        public var unknownGatewayStatuses: UInt64?
         /// How far event time lags behind the aggregator's clock, in milliseconds (`"lag_ms"`).
         public var lagMilliseconds: Int64?
         /// Messages the aggregator gave up publishing because the broker refused them (an ACL, a
@@ -32,7 +39,7 @@ public struct AggregatorStatus: WirePayload, Hashable {
         public var offline: [GatewayID: UInt64]
         /// How many gateways are down, all of them (`"offline_count"`; with `"offline"`).
         public var offlineCount: UInt64?
-        /// The most gateways `"offline"` names (and `"loss"` and `"restart_gap"`: their largest);
+        /// The most gateways `"offline"` names (and the other per-gateway maps: their largest);
         /// within ``WireLimits``' default 1 024 map entries, so the status always decodes.
         public static let maxOffline = 1000
 
@@ -40,11 +47,15 @@ public struct AggregatorStatus: WirePayload, Hashable {
         public init(
             messages: UInt64? = nil, batches: UInt64? = nil, sightings: UInt64? = nil, devices: UInt64? = nil,
             rejects: [String: UInt64] = [:], loss: [GatewayID: UInt64] = [:], restartGap: [GatewayID: UInt64] = [:],
+            duplicates: [GatewayID: UInt64] = [:], seqAnomalies: [GatewayID: UInt64] = [:], unknownGatewayStatuses: UInt64? = nil,
             lagMilliseconds: Int64? = nil, droppedPublishes: UInt64? = nil, offline: [GatewayID: UInt64] = [:], offlineCount: UInt64? = nil
         ) {
             self.messages = messages
             self.batches = batches
             self.restartGap = restartGap
+            self.duplicates = duplicates
+            self.seqAnomalies = seqAnomalies
+            self.unknownGatewayStatuses = unknownGatewayStatuses
             self.sightings = sightings
             self.devices = devices
             self.rejects = rejects
@@ -68,11 +79,28 @@ public struct AggregatorStatus: WirePayload, Hashable {
     public var stores: String?
     /// The aggregator's counters; empty ones leave the `"counters"` object out.
     public var counters: Counters
+    /// The last snapshot write, when it failed (`"snapshot_error"`); absent once a write succeeds.
+    public var snapshotError: SnapshotError?
+
+    /// A snapshot write that failed: the instance keeps deciding, but a restart would restore
+    /// the states of the last snapshot that was written.
+    public struct SnapshotError: Hashable, Sendable {
+        /// Why, as the file system said it (`"reason"`, ≤ 256 bytes).
+        public var reason: String
+        /// When, Unix milliseconds (`"t"`).
+        public var time: Int64
+
+        /// A failure for `reason` at `time`.
+        public init(reason: String, time: Int64) {
+            self.reason = reason
+            self.time = time
+        }
+    }
 
     /// Creates a status.
     public init(
         aggregator: AggregatorID, state: Availability, version: String, time: Int64, stores: String? = nil,
-        counters: Counters = Counters()
+        counters: Counters = Counters(), snapshotError: SnapshotError? = nil
     ) {
         self.aggregator = aggregator
         self.state = state
@@ -80,6 +108,7 @@ public struct AggregatorStatus: WirePayload, Hashable {
         self.time = time
         self.stores = stores
         self.counters = counters
+        self.snapshotError = snapshotError
     }
 
     /// The topic this status is published on (retained).
@@ -107,6 +136,9 @@ extension AggregatorStatus {
         }
         if !counters.loss.isEmpty { counts.set("loss", Self.largest(counters.loss)) }
         if !counters.restartGap.isEmpty { counts.set("restart_gap", Self.largest(counters.restartGap)) }
+        if !counters.duplicates.isEmpty { counts.set("duplicates", Self.largest(counters.duplicates)) }
+        if !counters.seqAnomalies.isEmpty { counts.set("seq_anomalies", Self.largest(counters.seqAnomalies)) }
+        counts.setIfPresent("unknown_gateway_statuses", counters.unknownGatewayStatuses)
         counts.setIfPresent("lag_ms", counters.lagMilliseconds)
         counts.setIfPresent("dropped_publishes", counters.droppedPublishes)
         if !counters.offline.isEmpty {
@@ -118,6 +150,12 @@ extension AggregatorStatus {
         }
         counts.setIfPresent("offline_count", counters.offlineCount)
         if !counts.isEmpty { root.set("counters", counts) }
+        if let snapshotError {
+            let problem = JSONNode.object()
+            problem.set("reason", String(WireText.truncated(snapshotError.reason, to: WireText.maxProblemLength)))
+            problem.set("t", snapshotError.time)
+            root.set("snapshot_error", problem)
+        }
         return root.serialized()
     }
 
@@ -157,12 +195,22 @@ extension AggregatorStatus {
                     },
                     loss: try counts.counterMap("loss", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
                     restartGap: try counts.counterMap("restart_gap", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
+                    duplicates: try counts.counterMap("duplicates", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
+                    seqAnomalies: try counts.counterMap("seq_anomalies", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
+                    unknownGatewayStatuses: try counts.optionalCount("unknown_gateway_statuses"),
                     lagMilliseconds: try counts.optionalInt("lag_ms", in: WireNumbers.durationRange, unit: "ms"),
                     droppedPublishes: try counts.optionalCount("dropped_publishes"),
                     offline: try counts.counterMap("offline", limit: limit) { name throws(IdentityError) in try GatewayID(name) },
                     offlineCount: try counts.optionalCount("offline_count"))
             }
-            return AggregatorStatus(aggregator: aggregator, state: state, version: version, time: time, stores: stores, counters: counters)
+            var snapshotError: SnapshotError?
+            if let problem = try root.optionalObject("snapshot_error") {
+                snapshotError = SnapshotError(
+                    reason: try problem.string("reason", maxLength: WireText.maxProblemLength), time: try problem.time("t"))
+            }
+            return AggregatorStatus(
+                aggregator: aggregator, state: state, version: version, time: time, stores: stores, counters: counters,
+                snapshotError: snapshotError)
         }
     }
 }

@@ -130,15 +130,18 @@ extension WireDecoder {
     public func withSightingBatch<Result>(
         _ bytes: UnsafeRawBufferPointer, _ body: (SightingBatchHeader, UnsafeBufferPointer<BorrowedSighting>) -> Result
     ) throws(WireError) -> Result {
-        try read(bytes) { root throws(WireError) in
+        try readCounting(bytes) { root, declared throws(WireError) in
             let header = SightingBatchHeader(
                 gateway: try root.gatewayID("gw"), sequence: try root.count("seq"), sent: try root.time("sent"),
                 epoch: try root.optionalTime("epoch"))
             let list = try root.array("sightings", limit: root.limits.maxSightings)
             return try withUnsafeTemporaryAllocation(of: BorrowedSighting.self, capacity: list.count) { buffer throws(WireError) in
+                // The members of the objects read: the root's and every sighting's (each walked whole).
+                var members = Int(bn_json_object_length(root.object))
                 for index in 0..<list.count {
-                    (buffer.baseAddress! + index).initialize(to: try BorrowedSighting(reading: list.object(at: index)))
+                    (buffer.baseAddress! + index).initialize(to: try BorrowedSighting(reading: list.object(at: index), counting: &members))
                 }
+                try declared.check(kept: members)
                 return body(header, UnsafeBufferPointer(buffer))
             }
         }
@@ -156,9 +159,9 @@ extension BorrowedSighting {
     private static let power = Int64(Sighting.powerRange.lowerBound)...Int64(Sighting.powerRange.upperBound)
 
     /// Reads one sighting in a single pass over its members: this runs once per advertising
-    /// report, and one walk is cheaper than five hashed key lookups.
+    /// report, and one walk is cheaper than five hashed key lookups. Adds its members to `members`.
     @inline(__always)
-    init(reading item: ObjectReader) throws(WireError) {
+    init(reading item: ObjectReader, counting members: inout Int) throws(WireError) {
         var device: UnsafeBufferPointer<UInt8>?
         var time: Int64?
         var rssi: Int64?
@@ -182,6 +185,7 @@ extension BorrowedSighting {
             default:
                 break  // a field from a newer edge
             }
+            members += 1
             entry = bn_json_entry_next(member)
         }
         guard let device else { throw WireError(field: item.path.appending("dev"), reason: .missing) }

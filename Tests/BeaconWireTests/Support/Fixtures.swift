@@ -57,8 +57,10 @@ enum Fixtures {
         aggregator: aggregator, state: .online, version: "0.1.0", time: 1_732_350_010_000, stores: "1-250,300",
         counters: .init(
             messages: 918_273, batches: 918_105, sightings: 45_913_650, devices: 3120, rejects: ["invalid_json": 1, "out_of_range": 4],
-            loss: [gateway: 2], restartGap: [gateway: 31], lagMilliseconds: 84, droppedPublishes: 0,
-            offline: [try! GatewayID("gw-13-1"): 1_732_349_962_000], offlineCount: 1))
+            loss: [gateway: 2], restartGap: [gateway: 31], duplicates: [gateway: 3], seqAnomalies: [gateway: 1], unknownGatewayStatuses: 2,
+            lagMilliseconds: 84, droppedPublishes: 0, offline: [try! GatewayID("gw-13-1"): 1_732_349_962_000], offlineCount: 1),
+        snapshotError: .init(
+            reason: "cannot flush /var/lib/beaconnet-aggregator/snapshot.jsonl.tmp: No space left on device", time: 1_732_350_000_000))
 
     static let reject = Reject(
         topic: "beaconnet/sightings/12/gw-12-3a", reason: "out_of_range", field: "sightings[3].rssi",

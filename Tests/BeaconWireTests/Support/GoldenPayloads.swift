@@ -133,11 +133,15 @@ enum GoldenPayloads {
             "rejects": { "invalid_json": 1, "out_of_range": 4 },
             "loss": { "gw-12-3a": 2 },
             "restart_gap": { "gw-12-3a": 31 },
+            "duplicates": { "gw-12-3a": 3 },
+            "seq_anomalies": { "gw-12-3a": 1 },
+            "unknown_gateway_statuses": 2,
             "lag_ms": 84,
             "dropped_publishes": 0,
             "offline": { "gw-13-1": 1732349962000 },
             "offline_count": 1
-          }
+          },
+          "snapshot_error": { "reason": "cannot flush /var/lib/beaconnet-aggregator/snapshot.jsonl.tmp: No space left on device", "t": 1732350000000 }
         }
         """#
 
