@@ -64,6 +64,25 @@ struct CalibrationSplitTests {
             + "   (\(outcome.after.trueSectionChanges) true changes)"
     }
 
+    /// `missed exits / true exits, exit p50/p95 s, missed enters / true enters, false exits and
+    /// enters, store accuracy`.
+    static func exitFigures(_ r: EvaluationReport) -> String {
+        let p50 = EvaluationReport.percentile(r.exitLatencies, 50).map { String(format: "%.1f", $0) } ?? "-"
+        let p95 = EvaluationReport.percentile(r.exitLatencies, 95).map { String(format: "%.1f", $0) } ?? "-"
+        return "missed \(r.missedExits)/\(r.missedExits + r.exitLatencies.count), \(p50)/\(p95) s, "
+            + "enters missed \(r.missedEnters)/\(r.missedEnters + r.enterLatencies.count), false \(r.falseExits)/\(r.falseEnters), "
+            + String(format: "store %.1f %%", r.storeAccuracy * 100)
+    }
+
+    static func exitRow(_ name: String, _ outcome: Outcome) -> String {
+        name.padding(toLength: 50, withPad: " ", startingAt: 0) + exitFigures(outcome.before).padding(toLength: 84, withPad: " ", startingAt: 0)
+            + exitFigures(outcome.after)
+    }
+
+    static let exitHeader = "store exits / split (learnt → scored)".padding(toLength: 50, withPad: " ", startingAt: 0)
+        + "uncalibrated: exits missed, p50/p95, enters missed, false exits/enters, store".padding(toLength: 84, withPad: " ", startingAt: 0)
+        + "fingerprint: the same"
+
     static let header = "dataset / split (learnt → scored)".padding(toLength: 50, withPad: " ", startingAt: 0)
         + "uncalibrated: acc / enters / p50/p95".padding(toLength: 40, withPad: " ", startingAt: 0)
         + "fingerprint: acc / enters / p50/p95".padding(toLength: 40, withPad: " ", startingAt: 0) + "points"
@@ -115,14 +134,17 @@ struct CalibrationSplitTests {
             Split.leaveOneOut(Array(dataset.runs.indices), name: "leave one file out (10 folds)"),
             Split(name: "car sensor 1 → the rest (car 2, walks)", folds: [(cars, dataset.runs.indices.filter { !cars.contains($0) })]),
         ]
-        var rows: [String] = [], results: [String: Outcome] = [:]
+        var rows: [String] = [], exitRows: [String] = [], results: [String: Outcome] = [:]
         for split in splits {
             let outcome = try Self.evaluate(dataset, split: split, samples: samples)
             results[split.name] = outcome
             rows.append(Self.row("salrb: \(split.name)", outcome))
+            exitRows.append(Self.exitRow("salrb: \(split.name)", outcome))
         }
         print(Self.header)
         rows.forEach { print($0) }
+        print(Self.exitHeader)
+        exitRows.forEach { print($0) }
 
         // Floor: every uncalibrated rule is stuck near 60 % (section A is invisible uncalibrated).
         // No floor on section enters: over a third of those reported come while the car is outside
