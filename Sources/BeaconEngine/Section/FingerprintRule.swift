@@ -46,7 +46,8 @@ struct FingerprintRule: SectionRule {
         /// The state (local) holding the most belief while it is not the device's section: the
         /// sweep looks again while there is one.
         var leader: Int?
-        /// Since when ``leader`` has held ``FingerprintRule/switchOdds`` over the current section.
+        /// Since when ``leader`` has held ``FingerprintRule/switchOdds`` over the current section
+        /// (outside: over every section).
         var oddsSince: EventTime?
     }
 
