@@ -75,7 +75,7 @@ struct Calibrate: ParsableCommand {
         let last = max(batches.last?.sent ?? .min, changes.map(\.time).max() ?? .min)
         let recording = Recording(batches: batches, truth: changes, end: end ?? last)
         let samples = WalkSampler.samples(chain: chain, recording: recording, device: tag)
-        guard !samples.isEmpty else {
+        guard samples.contains(where: { $0.section != nil }) else {
             let inside = changes.filter { $0.section != nil }.map(\.time)
             throw CalibrationError(file: truth, reason: "no scored sample of \(tag): the truth puts it in a section from \(Self.time(inside.min())) to \(Self.time(end ?? changes.map(\.time).max())), the traces run from \(Self.time(batches.first?.sent)) to \(Self.time(batches.last?.sent)); do they overlap?")
         }
@@ -88,7 +88,8 @@ struct Calibrate: ParsableCommand {
             throw CalibrationError(file: output, reason: "cannot write the calibration: \(error.localizedDescription)")
         }
         let stores = learnt.stores.map { "\($0.major)" }.joined(separator: ", ")
-        print("\(output): fingerprints for store(s) \(stores) from \(samples.count) samples (\(String(format: "%.1f", Double(samples.count) * 0.5 / 60)) min) of \(tag)")
+        let outside = learnt.stores.filter { $0.outside != nil }.map { "\($0.major)" }.joined(separator: ", ")
+        print("\(output): fingerprints for store(s) \(stores)\(outside.isEmpty ? "" : " (outside too: \(outside))") from \(samples.count) samples (\(String(format: "%.1f", Double(samples.count) * 0.5 / 60)) min) of \(tag)")
         if !kept.isEmpty { print("\(output): kept the fingerprints of store(s) \(kept.map(String.init).joined(separator: ", ")) it already had") }
         let assessment = try CalibrationAssessment.assess(
             config: chainConfig, recording: recording, device: tag, samples: samples, calibration: learnt, parts: parts)

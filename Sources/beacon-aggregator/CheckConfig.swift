@@ -36,13 +36,15 @@ struct CheckConfig: ParsableCommand {
         return "note: \(bare.count) store(s) without a polygon for every section and a position for every gateway decide as hysteresis: \(shown)"
     }
 
-    /// What the calibration covers, and which stores the `fingerprint` rule decides without one.
+    /// What the calibration covers — sections, and outside where the rule decides exits — and
+    /// which stores the `fingerprint` rule decides without one.
     static func calibrationLines(config: ChainConfig, chain: Chain, file: String) -> [String] {
         var lines: [String] = []
         let calibrated = chain.calibratedStores
         if let name = config.calibrationFile {
             let unused = chain.tuning.rule == .fingerprint ? "" : " (not used: the rule is \(chain.tuning.rule.rawValue))"
-            lines.append("\(ChainConfig.calibrationPath(name, chainFile: file)): OK — fingerprints for store(s) \(calibrated.map(String.init).joined(separator: ", "))\(unused)")
+            let outside = chain.storesWithOutside.isEmpty ? "" : " (outside too: \(chain.storesWithOutside.map(String.init).joined(separator: ", ")))"
+            lines.append("\(ChainConfig.calibrationPath(name, chainFile: file)): OK — fingerprints for store(s) \(calibrated.map(String.init).joined(separator: ", "))\(outside)\(unused)")
         }
         if chain.tuning.rule == .fingerprint {
             let bare = chain.stores.map(\.major).filter { !calibrated.contains($0) }

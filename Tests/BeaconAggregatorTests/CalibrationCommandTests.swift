@@ -15,8 +15,10 @@ struct CalibrationCommandTests {
 
     /// A folder with the fixture's chain (`chain.json`, naming `calibration` when given), a walk
     /// through sections 10, 20 and 30 of store 1, 60 s each (`walk.txt`, the edges' batches with
-    /// the levels of ``CalibrationFixture`` and a few dB of noise) and its truth (`walk.jsonl`).
-    static func site(calibration: String? = nil, truth: [String]? = nil) throws -> URL {
+    /// the levels of ``CalibrationFixture`` and a few dB of noise) and its truth (`walk.jsonl`);
+    /// with `outside`, then a minute out of the door (``CalibrationFixture/outsidePicture(_:)``)
+    /// and a minute back in section 10.
+    static func site(calibration: String? = nil, truth: [String]? = nil, outside: Bool = false) throws -> URL {
         let folder = try TestDirectory.make("calibration")
         var config = Fixture.config { $0.rule = .fingerprint }
         config.calibrationFile = calibration
@@ -25,14 +27,20 @@ struct CalibrationCommandTests {
         var lines: [String] = []
         var seq: [String: UInt64] = [:]
         let gateways = CalibrationFixture.gateways.map(\.id) + ["gw-h"]
-        for second in 0..<180 {
+        // What `gateway` hears at `second`: 0–180 s sections 10, 20, 30; then outside; then 10.
+        func picture(_ gateway: String, _ second: Int) -> (mean: Double, sd: Double, heard: Double)? {
+            guard let home = CalibrationFixture.gateways.first(where: { $0.id == gateway })?.section else { return nil }
+            if (180..<240).contains(second) { return CalibrationFixture.outsidePicture(gateway) }
+            let section = second < 180 ? second / 60 : 0
+            return CalibrationFixture.picture(hops: abs(CalibrationFixture.sections.firstIndex(of: home)! - section))
+        }
+        for second in 0..<(outside ? 300 : 180) {
             for gateway in gateways {
                 var sightings: [Sighting] = []
-                if let home = CalibrationFixture.gateways.first(where: { $0.id == gateway })?.section {
-                    let hops = abs(CalibrationFixture.sections.firstIndex(of: home)! - second / 60)
-                    for k in 0..<4 where Double(random.next() % 1000) / 1000 < CalibrationFixture.picture(hops: hops).heard {
+                if let picture = picture(gateway, second) {
+                    for k in 0..<4 where Double(random.next() % 1000) / 1000 < picture.heard {
                         let noise = Int(random.next() % 7) - 3
-                        let rssi = Int(CalibrationFixture.picture(hops: hops).mean) + noise
+                        let rssi = Int(picture.mean) + noise
                         sightings.append(Sighting(device: Fixture.phone, time: t0 + Int64(second) * 1000 + Int64(k) * 250, rssi: rssi))
                     }
                 }
@@ -49,8 +57,11 @@ struct CalibrationCommandTests {
             #"{"t":\#(t0),"dev":"\#(dev)","major":1,"minor":10}"#,
             #"{"t":\#(t0 + 60_000),"dev":"\#(dev)","major":1,"minor":20}"#,
             #"{"t":\#(t0 + 120_000),"dev":"\#(dev)","major":1,"minor":30}"#,
-            #"{"t":\#(t0 + 180_000),"end":true}"#,
-        ]
+        ] + (outside ? [
+            #"{"t":\#(t0 + 180_000),"dev":"\#(dev)","major":null,"minor":null}"#,
+            #"{"t":\#(t0 + 240_000),"dev":"\#(dev)","major":1,"minor":10}"#,
+            #"{"t":\#(t0 + 300_000),"end":true}"#,
+        ] : [#"{"t":\#(t0 + 180_000),"end":true}"#])
         try (truthLines.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("walk.jsonl"), atomically: true, encoding: .utf8)
         return folder
     }
@@ -130,6 +141,32 @@ struct CalibrationCommandTests {
         #expect(try Calibration.parse(Array(try Data(contentsOf: URL(fileURLWithPath: output)))).stores.map(\.major) == [1, 2])
         let checked = try await CommandLineTests.run("beacon-aggregator", ["check-config", chain])
         #expect(checked.status == 0 && checked.output.contains("fingerprints for store(s) 1, 2") && !checked.output.contains("note:"), "\(checked.output)")
+    }
+
+    @Test("a walk that goes out of the door teaches the store's outside; calibrate scores its exits, check-config names it")
+    func calibrateOutside() async throws {
+        let folder = try Self.site(calibration: "calibration.json", outside: true)
+        let chain = folder.appendingPathComponent("chain.json").path, output = folder.appendingPathComponent("calibration.json").path
+        let run = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output,
+            folder.appendingPathComponent("walk.txt").path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("store exits missed        1 → 0 of 1") && !run.output.contains("no outside fingerprint"), "\(run.output)")
+        let learnt = try Calibration.parse(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+        let outside = try #require(learnt.stores[0].outside)
+        #expect(outside.map(\.gateway) == ["gw-a", "gw-b", "gw-b2", "gw-c"])
+        #expect(abs(outside[0].meanDBm - -68) < 2 && outside[0].heard > 0.8 && (outside[0].samples ?? 0) >= 100, "\(outside[0])")
+        let check = try await CommandLineTests.run("beacon-aggregator", ["check-config", chain])
+        #expect(check.status == 0 && check.output.contains("fingerprints for store(s) 1 (outside too: 1)"), "\(check.output)")
+
+        // Without the minute outside: no outside fingerprint, and calibrate says how to get one.
+        let plain = try Self.site(calibration: "calibration.json")
+        let inside = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", plain.appendingPathComponent("chain.json").path, "--truth", plain.appendingPathComponent("walk.jsonl").path,
+            "--output", plain.appendingPathComponent("calibration.json").path, plain.appendingPathComponent("walk.txt").path,
+        ])
+        #expect(inside.status == 0 && inside.output.contains("no outside fingerprint"), "\(inside.output)")
     }
 
     @Test("calibrate refuses a walk it cannot learn from, naming the file and line")

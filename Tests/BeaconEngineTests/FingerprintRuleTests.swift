@@ -95,7 +95,7 @@ struct FingerprintRuleTests {
         let section10 = section20 - 1
         var state = FingerprintRule.DeviceState()
         // The device is in 10, the belief in 20 at 10:1 over 10 — not enough.
-        state.belief = FingerprintRule.Belief(posterior: [1 / 11.5, 10 / 11.5, 0.5 / 11.5], time: EventTime(t0))
+        state.belief = FingerprintRule.Belief(store: 0, posterior: [1 / 11.5, 10 / 11.5, 0.5 / 11.5], time: EventTime(t0))
         var evidence = SectionEvidence(store: 0, current: section10)
         // A millisecond later: the evidence barely counts.
         evidence.links = [(0, -61.5, 9, -59), (1, -61.5, 9, -59), (2, -61.5, 9, -59)]

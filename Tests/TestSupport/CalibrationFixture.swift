@@ -38,4 +38,38 @@ public enum CalibrationFixture {
         config.calibration = calibration
         return config
     }
+
+    /// Just outside store 1, in front of section 10's door: gw-a hears the tag at −68 dBm 90 %
+    /// of the time, gw-b and gw-b2 at −82 dBm 40 %, gw-c hardly ever (5 %, −90 dBm); 4 dB spread.
+    public static func outsidePicture(_ gateway: String) -> (mean: Double, sd: Double, heard: Double) {
+        switch gateway {
+        case "gw-a": (-68, 4, 0.9)
+        case "gw-b", "gw-b2": (-82, 4, 0.4)
+        default: (-90, 4, 0.05)
+        }
+    }
+
+    /// ``calibration`` with store 1's outside fingerprints (``outsidePicture(_:)``).
+    public static var calibrationWithOutside: Calibration {
+        var calibration = calibration
+        calibration.stores[0].outside = gateways.map {
+            let p = outsidePicture($0.id)
+            return .init(gateway: $0.id, meanDBm: p.mean, sdDB: p.sd, heard: p.heard, samples: 120)
+        }
+        return calibration
+    }
+
+    /// ``config(_:)`` with ``calibrationWithOutside``; section 10 has the street door when
+    /// `door` (else no door is marked, and outside is reached from every section).
+    public static func configWithOutside(door: Bool = true, _ tune: (inout Tuning) -> Void = { _ in }) -> ChainConfig {
+        var config = config(tune)
+        config.calibration = calibrationWithOutside
+        if door {
+            // A street door sits on its section's outline; the gateways have no position, so the
+            // street test stays off and the exits are the rule's.
+            config.stores[0].sections[0].polygon = [[0, 0], [10, 0], [10, 10], [0, 10]]
+            config.stores[0].sections[0].streetDoor = true
+        }
+        return config
+    }
 }

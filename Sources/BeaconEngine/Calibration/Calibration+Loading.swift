@@ -36,9 +36,10 @@ extension Calibration {
     /// `comment`, as in the chain config.
     static let kinds: [String: [String: ChainConfig.Kind]] = [
         "$": ["comment": .string, "stores": .array],
-        "store": ["major": .integer, "fingerprints": .array, "comment": .string],
+        "store": ["major": .integer, "fingerprints": .array, "outside": .array, "comment": .string],
         "fingerprint": ["gateway": .string, "section": .integer, "mean_dbm": .number, "sd_db": .number, "heard": .number,
                         "samples": .integer, "comment": .string],
+        "outside": ["gateway": .string, "mean_dbm": .number, "sd_db": .number, "heard": .number, "samples": .integer, "comment": .string],
     ]
 
     /// Unknown keys and values of the wrong JSON type, with their paths (null counts as absent:
@@ -74,6 +75,9 @@ extension Calibration {
             for (j, fingerprint) in (store["fingerprints"] as? [Any] ?? []).enumerated() {
                 _ = check(fingerprint, "fingerprint", "$.stores[\(i)].fingerprints[\(j)]")
             }
+            for (j, fingerprint) in (store["outside"] as? [Any] ?? []).enumerated() {
+                _ = check(fingerprint, "outside", "$.stores[\(i)].outside[\(j)]")
+            }
         }
         return issues
     }
@@ -107,7 +111,46 @@ extension Calibration {
                     seen[key] = j
                 }
             }
+            issues += Self.outsideIssues(store, at: path)
         }
+        return issues
+    }
+
+    /// Problems with a store's outside fingerprints, under the store's `path`: none at all when
+    /// the key is there, bad values, a gateway given twice.
+    static func outsideIssues(_ store: Store, at path: String) -> [ConfigIssue] {
+        guard let outside = store.outside else { return [] }
+        guard !outside.isEmpty else {
+            return [ConfigIssue(path: "\(path).outside", message: "is empty: drop the key, or calibrate with a walk that goes out of the door (docs/CALIBRATION.md)")]
+        }
+        var issues: [ConfigIssue] = []
+        var seen: [String: Int] = [:]
+        for (j, fingerprint) in outside.enumerated() {
+            let fpath = "\(path).outside[\(j)]"
+            issues += pictureIssues(gateway: fingerprint.gateway, meanDBm: fingerprint.meanDBm, sdDB: fingerprint.sdDB,
+                                    heard: fingerprint.heard, samples: fingerprint.samples, at: fpath)
+            if let first = seen[fingerprint.gateway] {
+                issues.append(ConfigIssue(path: fpath, message: "gateway \(fingerprint.gateway) already has an outside fingerprint at \(path).outside[\(first)]"))
+            } else {
+                seen[fingerprint.gateway] = j
+            }
+        }
+        return issues
+    }
+
+    /// Problems with what one gateway hears somewhere (a section, or outside), under `path`.
+    static func pictureIssues(gateway: String, meanDBm: Double, sdDB: Double, heard: Double, samples: Int?, at path: String) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        func check(_ ok: Bool, _ key: String, _ message: String) {
+            if !ok { issues.append(ConfigIssue(path: "\(path).\(key)", message: message)) }
+        }
+        check(!gateway.isEmpty, "gateway", "is empty: a fingerprint is of one gateway")
+        check(meanDBm.isFinite && meanRange.contains(meanDBm), "mean_dbm", "\(meanDBm) dBm is not a level a receiver reports (-127…20)")
+        check(sdDB.isFinite && (minimumSD...maximumSD).contains(sdDB), "sd_db",
+              "\(sdDB) dB is not 3…30: narrower, one reading a few dB off would rule the section out")
+        check(heard.isFinite && heardRange.contains(heard), "heard",
+              "\(heard) is not 0.02…0.98: a gateway is never sure to hear, or to miss, a device")
+        check((samples ?? 0) >= 0, "samples", "\(samples ?? 0) is negative")
         return issues
     }
 }
@@ -115,18 +158,11 @@ extension Calibration {
 extension Calibration.Fingerprint {
     /// Problems with one fingerprint's values, under `path`.
     func validate(at path: String) -> [ConfigIssue] {
-        var issues: [ConfigIssue] = []
-        func check(_ ok: Bool, _ key: String, _ message: String) {
-            if !ok { issues.append(ConfigIssue(path: "\(path).\(key)", message: message)) }
+        var issues = Calibration.pictureIssues(gateway: gateway, meanDBm: meanDBm, sdDB: sdDB, heard: heard, samples: samples, at: path)
+        if !(0...65535).contains(section) {
+            issues.insert(ConfigIssue(path: "\(path).section", message: "\(section) is out of range 0…65535 (a section is an iBeacon minor)"),
+                          at: gateway.isEmpty ? 1 : 0)
         }
-        check(!gateway.isEmpty, "gateway", "is empty: a fingerprint is of one gateway")
-        check((0...65535).contains(section), "section", "\(section) is out of range 0…65535 (a section is an iBeacon minor)")
-        check(meanDBm.isFinite && Calibration.meanRange.contains(meanDBm), "mean_dbm", "\(meanDBm) dBm is not a level a receiver reports (-127…20)")
-        check(sdDB.isFinite && (Calibration.minimumSD...Calibration.maximumSD).contains(sdDB), "sd_db",
-              "\(sdDB) dB is not 3…30: narrower, one reading a few dB off would rule the section out")
-        check(heard.isFinite && Calibration.heardRange.contains(heard), "heard",
-              "\(heard) is not 0.02…0.98: a gateway is never sure to hear, or to miss, a device")
-        check((samples ?? 0) >= 0, "samples", "\(samples ?? 0) is negative")
         return issues
     }
 }

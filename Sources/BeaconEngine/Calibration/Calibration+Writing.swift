@@ -3,7 +3,8 @@ import Foundation
 extension Calibration {
     /// The calibration as the file `beacon-aggregator calibrate` writes: JSON that
     /// ``parse(_:)`` reads back to an equal value, one fingerprint per line so that a person can
-    /// read a store's picture and a diff shows what a new walk changed.
+    /// read a store's picture and a diff shows what a new walk changed; a store's outside
+    /// fingerprints, when it has them, after its sections'.
     public func fileText() -> String {
         var lines = ["{"]
         if let comment { lines.append("  \"comment\": \(Self.quoted(comment)),") }
@@ -19,6 +20,15 @@ extension Calibration {
                 ]
                 if let samples = f.samples { fields.append("\"samples\": \(samples)") }
                 lines.append("        { " + fields.joined(separator: ", ") + " }" + (j + 1 < store.fingerprints.count ? "," : ""))
+            }
+            if let outside = store.outside {
+                lines.append("      ],")
+                lines.append("      \"outside\": [")
+                for (j, f) in outside.enumerated() {
+                    var fields = ["\"gateway\": \(Self.quoted(f.gateway))", "\"mean_dbm\": \(f.meanDBm)", "\"sd_db\": \(f.sdDB)", "\"heard\": \(f.heard)"]
+                    if let samples = f.samples { fields.append("\"samples\": \(samples)") }
+                    lines.append("        { " + fields.joined(separator: ", ") + " }" + (j + 1 < outside.count ? "," : ""))
+                }
             }
             lines.append("      ]")
             lines.append("    }" + (i + 1 < stores.count ? "," : ""))

@@ -27,21 +27,28 @@ public struct Calibration: Codable, Sendable, Equatable {
         case comment, stores
     }
 
-    /// One store's fingerprints: one for every (gateway of the store, section of the store).
+    /// One store's fingerprints: one for every (gateway of the store, section of the store), and
+    /// optionally one per gateway for just outside the store.
     public struct Store: Codable, Sendable, Equatable {
         /// `major`: the store, as in the chain config.
         public var major: Int
         /// `fingerprints`: one per gateway of the store per section of the store, none missing.
         public var fingerprints: [Fingerprint]
+        /// `outside` (optional): one per gateway of the store, none missing, when the walk went out
+        /// of the door and stood outside while the store's gateways still heard it; the
+        /// `fingerprint` rule then decides when a device has left the store. Without it the
+        /// store's exits are the silence rule's and the street test's alone.
+        public var outside: [OutsideFingerprint]?
 
         /// A store's fingerprints.
-        public init(major: Int, fingerprints: [Fingerprint]) {
+        public init(major: Int, fingerprints: [Fingerprint], outside: [OutsideFingerprint]? = nil) {
             self.major = major
             self.fingerprints = fingerprints
+            self.outside = outside
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case major, fingerprints
+            case major, fingerprints, outside
         }
     }
 

@@ -24,6 +24,12 @@ extension Chain {
         }
     }
 
+    /// The majors of the stores with outside fingerprints — whose exits the `fingerprint` rule
+    /// decides while their gateways still hear the device — in the chain's order.
+    public var storesWithOutside: [StoreNumber] {
+        stores.indices.filter { $0 < fingerprints.count && fingerprints[$0]?.outside != nil }.map { stores[$0].major }
+    }
+
     /// The majors of the stores with fingerprints, in the chain's order.
     public var calibratedStores: [StoreNumber] {
         stores.indices.filter { $0 < fingerprints.count && fingerprints[$0] != nil }.map { stores[$0].major }

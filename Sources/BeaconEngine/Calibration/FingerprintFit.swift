@@ -1,7 +1,9 @@
 /// Learns a store's fingerprints from samples of a walk: at each sample, the true section and
 /// what each of the store's gateways made of the device then (its filtered level, or not
 /// fresh). Per (gateway, section): the mean and standard deviation of the levels heard, and the
-/// share of samples in which the gateway heard the device at all.
+/// share of samples in which the gateway heard the device at all. Samples taken while the walk
+/// was outside every store and some gateway of the store still heard it teach the store's
+/// outside fingerprints the same way, one per gateway, given ``minimumOutside`` of them.
 ///
 /// Sparse pairs get wide defaults rather than a guess: with fewer than ``minimumHeard`` levels,
 /// the mean is the store's 10th percentile of every level heard and the deviation
@@ -19,6 +21,12 @@ public struct FingerprintFit: Sendable {
         var sumOfSquares: [Double]
         /// Every level heard in the store, for the sparse pairs' default.
         var levels: [Double] = []
+        /// Samples outside every store while some gateway of this one heard the device.
+        var outsideSamples = 0
+        /// Per gateway: outside samples in which it heard the device, and its levels' sums.
+        var outsideHeard: [Int]
+        var outsideSum: [Double]
+        var outsideSumOfSquares: [Double]
 
         init(gateways: Int, sections: Int) {
             self.sections = sections
@@ -26,6 +34,9 @@ public struct FingerprintFit: Sendable {
             heard = Array(repeating: 0, count: gateways * sections)
             sum = Array(repeating: 0, count: gateways * sections)
             sumOfSquares = sum
+            outsideHeard = Array(repeating: 0, count: gateways)
+            outsideSum = Array(repeating: 0, count: gateways)
+            outsideSumOfSquares = outsideSum
         }
     }
 
@@ -33,6 +44,9 @@ public struct FingerprintFit: Sendable {
     public static let minimumHeard = 5
     /// The standard deviation of a sparse pair's default, dB.
     public static let sparseSD = 8.0
+    /// Fewer samples outside than this (10 s) and the store gets no outside fingerprint: a picture
+    /// of outside from a moment at the door would take shoppers near it out of the store.
+    public static let minimumOutside = 20
 
     /// The chain the samples are of.
     public let chain: Chain
@@ -67,15 +81,40 @@ public struct FingerprintFit: Sendable {
         stores[store] = sums
     }
 
+    /// Adds one sample taken while the device was outside every store and at least one gateway of
+    /// `store` (an index into ``Chain/stores``) heard it: `levels` as for ``add(section:levels:)``.
+    /// A sample no gateway of the store heard is no picture of outside: the rule weighs nothing
+    /// then, and it is skipped.
+    public mutating func add(outsideOf store: Int, levels: [Double?]) {
+        let gateways = chain.stores[store].gateways.count
+        precondition(levels.count == gateways, "one level per gateway of the store")
+        guard levels.contains(where: { $0 != nil }) else { return }
+        var sums = stores[store] ?? Sums(gateways: gateways, sections: chain.stores[store].sections.count)
+        sums.outsideSamples += 1
+        for (g, level) in levels.enumerated() {
+            guard let level else { continue }
+            sums.outsideHeard[g] += 1
+            sums.outsideSum[g] += level
+            sums.outsideSumOfSquares[g] += level * level
+        }
+        stores[store] = sums
+    }
+
     /// Samples gathered per section of store `store` (an index into ``Chain/stores``), in the
     /// store's order; nil for a store with none.
     public func samples(store: Int) -> [Int]? { stores[store]?.samples }
 
-    /// The stores sampled, as indices into ``Chain/stores``.
-    public var sampledStores: [Int] { stores.indices.filter { stores[$0] != nil } }
+    /// Samples gathered outside store `store` while its gateways heard the device; nil for a
+    /// store with no sample at all.
+    public func outsideSamples(store: Int) -> Int? { stores[store]?.outsideSamples }
+
+    /// The stores sampled in some section, as indices into ``Chain/stores``: a store only heard
+    /// from outside is not calibrated.
+    public var sampledStores: [Int] { stores.indices.filter { stores[$0]?.samples.contains { $0 > 0 } ?? false } }
 
     /// The calibration learnt so far: every sampled store, a fingerprint for each of its gateways
-    /// in each of its sections; values rounded to what the file keeps (0.1 dB, 0.001).
+    /// in each of its sections, and outside it when the walk stood outside long enough; values
+    /// rounded to what the file keeps (0.1 dB, 0.001).
     public func calibration(comment: String? = nil) -> Calibration {
         Calibration(comment: comment, stores: sampledStores.map { store(at: $0, sums: stores[$0]!) })
     }
@@ -87,23 +126,42 @@ public struct FingerprintFit: Sendable {
         for (g, gateway) in store.gateways.enumerated() {
             for (s, section) in store.sections.enumerated() {
                 let k = g * sums.sections + s
-                let n = sums.samples[s], heard = sums.heard[k]
-                let share = n > 0 ? Double(heard) / Double(n) : 0
-                var mean = fallbackMean, sd = Self.sparseSD
-                if heard >= Self.minimumHeard {
-                    mean = sums.sum[k] / Double(heard)
-                    let variance = max(0, sums.sumOfSquares[k] / Double(heard) - mean * mean)
-                    sd = max(Calibration.minimumSD, variance.squareRoot())
-                }
+                let p = Self.picture(samples: sums.samples[s], heard: sums.heard[k], sum: sums.sum[k], sumOfSquares: sums.sumOfSquares[k],
+                                     fallbackMean: fallbackMean)
                 fingerprints.append(Calibration.Fingerprint(
                     gateway: chain.gateways[gateway].id.rawValue, section: Int(chain.sections[section].minor),
-                    meanDBm: Self.rounded(min(max(mean, Calibration.meanRange.lowerBound), Calibration.meanRange.upperBound), 10),
-                    sdDB: Self.rounded(min(sd, Calibration.maximumSD), 10),
-                    heard: Self.rounded(min(max(share, Calibration.heardRange.lowerBound), Calibration.heardRange.upperBound), 1000),
-                    samples: n))
+                    meanDBm: p.mean, sdDB: p.sd, heard: p.heard, samples: sums.samples[s]))
             }
         }
-        return Calibration.Store(major: Int(store.major), fingerprints: fingerprints)
+        var outside: [Calibration.OutsideFingerprint]?
+        if sums.outsideSamples >= Self.minimumOutside {
+            outside = store.gateways.enumerated().map { g, gateway in
+                let p = Self.picture(samples: sums.outsideSamples, heard: sums.outsideHeard[g], sum: sums.outsideSum[g],
+                                     sumOfSquares: sums.outsideSumOfSquares[g], fallbackMean: fallbackMean)
+                return Calibration.OutsideFingerprint(gateway: chain.gateways[gateway].id.rawValue, meanDBm: p.mean, sdDB: p.sd,
+                                                      heard: p.heard, samples: sums.outsideSamples)
+            }
+        }
+        return Calibration.Store(major: Int(store.major), fingerprints: fingerprints, outside: outside)
+    }
+
+    /// One gateway's picture of one place from `samples` there, `heard` of them with a level
+    /// (`sum` and `sumOfSquares` of those levels): rounded and clamped as the file keeps it, the
+    /// sparse default where it heard fewer than ``minimumHeard`` — the store's quiet end
+    /// (`fallbackMean`, its 10th percentile in the sections), ``sparseSD`` wide.
+    static func picture(samples n: Int, heard: Int, sum: Double, sumOfSquares: Double, fallbackMean: Double)
+        -> (mean: Double, sd: Double, heard: Double)
+    {
+        let share = n > 0 ? Double(heard) / Double(n) : 0
+        var mean = fallbackMean, sd = sparseSD
+        if heard >= minimumHeard {
+            mean = sum / Double(heard)
+            let variance = max(0, sumOfSquares / Double(heard) - mean * mean)
+            sd = max(Calibration.minimumSD, variance.squareRoot())
+        }
+        return (rounded(min(max(mean, Calibration.meanRange.lowerBound), Calibration.meanRange.upperBound), 10),
+                rounded(min(sd, Calibration.maximumSD), 10),
+                rounded(min(max(share, Calibration.heardRange.lowerBound), Calibration.heardRange.upperBound), 1000))
     }
 
     /// `x` to the nearest 1/`scale`.

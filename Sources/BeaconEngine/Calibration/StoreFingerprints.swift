@@ -1,25 +1,32 @@
 import Foundation
 
-/// One store's calibration, indexed for the `fingerprint` rule: per (gateway, section) of the
+/// One store's calibration, indexed for the `fingerprint` rule: per (gateway, state) of the
 /// store, in the store's local orders (gateways as ``Chain/Store/gateways`` lists them — the
-/// order of ``SectionEvidence/links`` — and sections as ``Chain/Store/sections`` does), the terms
-/// of the fingerprint likelihood, precomputed; and the sections one walks to from each.
+/// order of ``SectionEvidence/links`` — and states as the store's sections in
+/// ``Chain/Store/sections``' order, then "just outside the store" when the walk taught it), the
+/// terms of the fingerprint likelihood, precomputed; and the states one walks to from each.
 public struct StoreFingerprints: Sendable {
     /// The store's first section in ``Chain/sections``: local section = section − this.
     let firstSection: Int
     /// Sections of the store.
     let sectionCount: Int
-    /// Per `[gateway × sectionCount + section]`: the fingerprint's mean, dBm.
+    /// States of the filter: the sections, and outside when the store has outside fingerprints.
+    let stateCount: Int
+    /// The local state that is "just outside the store" (after the sections); nil when the walk
+    /// did not go out of the door, and the rule decides no exit.
+    let outside: Int?
+    /// Per `[gateway × stateCount + state]`: the fingerprint's mean, dBm.
     let mean: [Double]
-    /// Per `[gateway × sectionCount + section]`: 1 / its standard deviation, 1/dB.
+    /// Per `[gateway × stateCount + state]`: 1 / its standard deviation, 1/dB.
     let inverseSD: [Double]
-    /// Per `[gateway × sectionCount + section]`: ln h − ln σ, the log-likelihood of hearing the
+    /// Per `[gateway × stateCount + state]`: ln h − ln σ, the log-likelihood of hearing the
     /// device there at exactly the mean.
     let heardTerm: [Double]
-    /// Per `[gateway × sectionCount + section]`: ln(1 − h), the log-likelihood of missing it there.
+    /// Per `[gateway × stateCount + state]`: ln(1 − h), the log-likelihood of missing it there.
     let missedTerm: [Double]
-    /// Per local section, the local sections one can walk to directly (every other one when the
-    /// store has no adjacency).
+    /// Per local state, the local states one can walk to directly: a section's adjacent ones
+    /// (every other section when the store has no adjacency), plus outside from a section with a
+    /// street door — from every section when none is marked; outside leads back to those.
     let neighbours: [[Int]]
 
     /// Indexes `store`'s fingerprints (validated against `chain`: complete, every name known) for
@@ -29,28 +36,53 @@ public struct StoreFingerprints: Sendable {
         let gateways = chain.stores[index].gateways
         firstSection = sections.lowerBound
         sectionCount = sections.count
-        var mean = [Double](repeating: 0, count: gateways.count * sections.count)
+        let outside = store.outside.map { _ in sections.count }
+        self.outside = outside
+        let states = sections.count + (outside == nil ? 0 : 1)
+        stateCount = states
+        var mean = [Double](repeating: 0, count: gateways.count * states)
         var inverseSD = mean, heardTerm = mean, missedTerm = mean
         let gatewayLocal = Dictionary(uniqueKeysWithValues: gateways.enumerated().map { (chain.gateways[$0.element].id.rawValue, $0.offset) })
         let sectionLocal = Dictionary(uniqueKeysWithValues: sections.map { (Int(chain.sections[$0].minor), $0 - sections.lowerBound) })
-        for fingerprint in store.fingerprints {
-            guard let g = gatewayLocal[fingerprint.gateway], let s = sectionLocal[fingerprint.section] else { continue }
-            let k = g * sections.count + s
-            mean[k] = fingerprint.meanDBm
-            inverseSD[k] = 1 / fingerprint.sdDB
-            heardTerm[k] = log(fingerprint.heard) - log(fingerprint.sdDB)
-            missedTerm[k] = log(1 - fingerprint.heard)
+        func set(_ k: Int, meanDBm: Double, sdDB: Double, heard: Double) {
+            mean[k] = meanDBm
+            inverseSD[k] = 1 / sdDB
+            heardTerm[k] = log(heard) - log(sdDB)
+            missedTerm[k] = log(1 - heard)
+        }
+        for f in store.fingerprints {
+            guard let g = gatewayLocal[f.gateway], let s = sectionLocal[f.section] else { continue }
+            set(g * states + s, meanDBm: f.meanDBm, sdDB: f.sdDB, heard: f.heard)
+        }
+        if let outside {
+            for f in store.outside ?? [] {
+                guard let g = gatewayLocal[f.gateway] else { continue }
+                set(g * states + outside, meanDBm: f.meanDBm, sdDB: f.sdDB, heard: f.heard)
+            }
         }
         self.mean = mean
         self.inverseSD = inverseSD
         self.heardTerm = heardTerm
         self.missedTerm = missedTerm
-        neighbours = sections.map { s in
+        neighbours = Self.neighbours(chain: chain, sections: sections, outside: outside)
+    }
+
+    /// The walking graph over the states (see ``neighbours``). Without a street door marked, the
+    /// chain does not say where the way out is, and the walk's outside samples alone tell it.
+    static func neighbours(chain: Chain, sections: Range<Int>, outside: Int?) -> [[Int]] {
+        var doors = sections.filter { chain.sections[$0].streetDoor }.map { $0 - sections.lowerBound }
+        if doors.isEmpty { doors = Array(0..<sections.count) }
+        var graph: [[Int]] = sections.map { s in
             guard let adjacent = chain.sections[s].adjacent else {
                 return sections.indices.filter { $0 != s }.map { $0 - sections.lowerBound }
             }
             return adjacent.map { $0 - sections.lowerBound }.sorted()
         }
+        if let outside {
+            for door in doors { graph[door].append(outside) }
+            graph.append(doors)
+        }
+        return graph
     }
 
     /// The local index of `section` (an index into ``Chain/sections``), if it is this store's.
@@ -59,33 +91,36 @@ public struct StoreFingerprints: Sendable {
         return s >= 0 && s < sectionCount ? s : nil
     }
 
-    /// log p(evidence | section) for every section, into `logLikelihood` (`sectionCount` long),
-    /// the gateways taken as independent: each fresh link at level l adds
+    /// log p(evidence | state) for every state, into `logLikelihood` (`stateCount` long), the
+    /// gateways taken as independent: each fresh link at level l adds
     /// ln h − ln σ − ½((l − μ)/σ)², each gateway that heard someone lately but not this device
     /// adds ln(1 − h); a gateway that heard nobody says nothing.
     func logLikelihood(links: [FreshLink], missed: [MissedGateway], into logLikelihood: inout [Double]) {
-        for s in 0..<sectionCount { logLikelihood[s] = 0 }
+        let states = stateCount
+        for s in 0..<states { logLikelihood[s] = 0 }
         for link in links {
-            let row = link.g * sectionCount
-            for s in 0..<sectionCount {
+            let row = link.g * states
+            for s in 0..<states {
                 let z = (link.x - mean[row + s]) * inverseSD[row + s]
                 logLikelihood[s] += heardTerm[row + s] - 0.5 * z * z
             }
         }
         for gateway in missed {
-            let row = gateway.g * sectionCount
-            for s in 0..<sectionCount { logLikelihood[s] += missedTerm[row + s] }
+            let row = gateway.g * states
+            for s in 0..<states { logLikelihood[s] += missedTerm[row + s] }
         }
     }
 
-    /// The walking model over `dt` seconds: the device stays with probability e^(−dt/`stay`), else
-    /// walks to one of its section's neighbours, each as likely.
-    func predict(_ posterior: inout [Double], over dt: Double, stay stayTime: Double) {
+    /// The walking model over `dt` seconds: the device stays with probability e^(−dt/`stay`) in a
+    /// section, e^(−dt/`returning`) outside, else walks to one of its state's neighbours, each
+    /// as likely.
+    func predict(_ posterior: inout [Double], over dt: Double, stay stayTime: Double, returning returnTime: Double = FingerprintRule.returnTime) {
         let stay = exp(-dt / stayTime)
+        let back = outside.map { _ in exp(-dt / returnTime) }
         let before = posterior
-        for s in 0..<sectionCount { posterior[s] = before[s] * stay }
-        for s in 0..<sectionCount {
-            let moving = before[s] * (1 - stay)
+        for s in 0..<stateCount { posterior[s] = before[s] * (s == outside ? back ?? stay : stay) }
+        for s in 0..<stateCount {
+            let moving = before[s] * (1 - (s == outside ? back ?? stay : stay))
             if neighbours[s].isEmpty {
                 posterior[s] += moving
             } else {

@@ -43,6 +43,8 @@ public struct AggregationEngine: Sendable {
     let gatewayLocalIndex: [Int32]
     /// Whether the configured rule wants every sighting, not only the filtered links.
     let ruleHearsSightings: Bool
+    /// Per store, whether entering it needs the rule's consent (``SectionRule/needsConsent(store:)``).
+    let entryNeedsConsent: [Bool]
     /// Per store, the devices whose section or entry awaits the store's gateways
     /// (Store/AggregationEngine+Awaiting.swift).
     var awaiting: [[Int]]
@@ -66,6 +68,7 @@ public struct AggregationEngine: Sendable {
         gateways = Array(repeating: GatewayTrack(), count: chain.gateways.count)
         sectionRule = SectionRules.make(for: chain)
         ruleHearsSightings = sectionRule.hearsEverySighting
+        entryNeedsConsent = chain.stores.indices.map { [sectionRule] in sectionRule.needsConsent(store: $0) }
         awaiting = Array(repeating: [], count: chain.stores.count)
         streetModels = chain.stores.indices.map { chain.tuning.streetExit ? StreetModel(chain: chain, store: $0) : nil }
         gatewayStore = chain.gateways.map { Int32($0.store) }

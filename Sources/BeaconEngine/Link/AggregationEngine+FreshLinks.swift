@@ -1,9 +1,10 @@
 extension AggregationEngine {
-    /// Writes the fresh links of the device's store into `buffer` (at most its count) and returns
-    /// how many; the street test calls this once a second per device, without allocating.
-    func freshLinks(_ track: Int, at time: EventTime, into buffer: UnsafeMutableBufferPointer<FreshLink>) -> Int {
+    /// Writes the fresh links of the device's store (or of `store`) into `buffer` (at most its
+    /// count) and returns how many; the street test calls this once a second per device, without
+    /// allocating.
+    func freshLinks(_ track: Int, in store: Int? = nil, at time: EventTime, into buffer: UnsafeMutableBufferPointer<FreshLink>) -> Int {
         let stale = Int64(tuning.staleAfterSeconds * 1000)
-        guard let store = tracks[track].store else { return 0 }
+        guard let store = store ?? tracks[track].store else { return 0 }
         return tracks[track].links.withUnsafeBufferPointer { links in
             var n = 0
             for link in links where n < buffer.count && Int(link.store) == store && time - link.filter.time <= stale {
@@ -15,10 +16,10 @@ extension AggregationEngine {
         }
     }
 
-    /// Fresh links of the device's store, as the likelihoods read them.
-    func freshLinks(_ track: Int, at time: EventTime) -> [FreshLink] {
+    /// Fresh links of the device's store (or of `store`), as the likelihoods read them.
+    func freshLinks(_ track: Int, in store: Int? = nil, at time: EventTime) -> [FreshLink] {
         Array(unsafeUninitializedCapacity: tracks[track].links.count) { buffer, count in
-            count = freshLinks(track, at: time, into: buffer)
+            count = freshLinks(track, in: store, at: time, into: buffer)
         }
     }
 

@@ -45,10 +45,14 @@ extension AggregationEngine {
         apply(sectionRule.decide(track: track, evidence: evidence, at: time), to: track, at: time, into: &out)
     }
 
-    /// Records a verdict's confidence and makes its move.
+    /// Records a verdict's confidence and makes its move: into a section, or out of the store.
     mutating func apply(_ verdict: SectionVerdict, to track: Int, at time: EventTime, into out: inout [EngineOutput]) {
         if let confidence = verdict.confidence { tracks[track].confidence = confidence }
-        if let section = verdict.section { changeSection(track, to: section, at: time, into: &out) }
+        switch verdict.destination {
+        case .section(let section)?: changeSection(track, to: section, at: time, into: &out)
+        case .outside?: leaveStore(track, at: time, into: &out)
+        case nil: break
+        }
     }
 
     /// Moves the device to `section` (or into its first section), with the exit and enter events.

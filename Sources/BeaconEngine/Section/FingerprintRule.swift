@@ -12,6 +12,14 @@ import Foundation
 /// posterior odds over the current one (for `dwell_s`, when given). The levels are the engine's
 /// per-link Kalman estimates, the same the calibration samples.
 ///
+/// When the walk also taught what just outside the store sounds like (its outside fingerprints),
+/// outside is one more state of the filter, reached from the sections with a street door (from
+/// every section when none is marked) and leading back to them, with a mean stay of
+/// ``returnTime``. When it holds ``switchOdds`` over every section, the device has left: the
+/// engine takes it out of the store. The belief then goes on while the store's gateways hear the
+/// device, and the device enters the store again only once a section holds the same odds over
+/// outside (``admits(_:evidence:at:)``) — so a shopper heard through the window stays out.
+///
 /// A store the calibration does not cover decides as `hysteresis` does (``LeadRule``): a chain is
 /// calibrated store by store, and an uncalibrated store behaves as it did.
 struct FingerprintRule: SectionRule {
@@ -20,20 +28,26 @@ struct FingerprintRule: SectionRule {
     struct DeviceState: Sendable {
         /// The hysteresis rule's memory (stores without fingerprints).
         var fallback = LeadRule.DeviceState()
-        /// The belief in this visit of a calibrated store; nil before its first step.
+        /// The belief about a calibrated store; nil before its first step. Where the store has an
+        /// outside state the belief lasts across visits (the device leaves and comes back through
+        /// it); otherwise it is one visit's.
         var belief: Belief?
     }
 
-    /// The forward filter's belief during one visit of a calibrated store.
+    /// The forward filter's belief about a device and one calibrated store.
     struct Belief: Sendable {
-        /// P(section), over the store's sections in local order; sums to 1.
+        /// The store, an index into ``Chain/stores``.
+        var store: Int
+        /// P(state), over the store's states in local order (its sections, then outside when it
+        /// has that state); sums to 1.
         var posterior: [Double]
         /// When it was last stepped.
         var time: EventTime
-        /// The section (local) holding the most belief while it is not the device's: the sweep
-        /// looks again while there is one.
+        /// The state (local) holding the most belief while it is not the device's section: the
+        /// sweep looks again while there is one.
         var leader: Int?
-        /// Since when ``leader`` has held ``FingerprintRule/switchOdds`` over the current section.
+        /// Since when ``leader`` has held ``FingerprintRule/switchOdds`` over the current section
+        /// (outside: over every section).
         var oddsSince: EventTime?
     }
 
@@ -41,6 +55,9 @@ struct FingerprintRule: SectionRule {
     /// model's time constant. A behavioural prior — the simulator's shoppers linger a median 45 s —
     /// which the report's leave-one-dataset-out search did not need to move.
     static let stayTime = 30.0
+    /// The mean time someone just outside a store stays there before coming in again, s: the
+    /// street test's prior (``Street/returnTime``), a behaviour, not a property of the radio.
+    static let returnTime = Street.returnTime
     /// How much evidence the links give per ``tick``, in log-likelihood units (β): the filtered
     /// levels are taken as independent twice a second, about their correlation time. Chosen with
     /// ``switchOdds`` by leave-one-dataset-out over the Kolakowski flat and SAL-RB (/work/research
@@ -53,6 +70,8 @@ struct FingerprintRule: SectionRule {
     static let longestStep = 1.0
     /// The posterior odds a section needs over the current one to take the device (K): high
     /// enough that a body turning for a second does not move it, low enough to follow a walk.
+    /// Outside needs the same over every section to take the device out of the store, and a
+    /// section the same over outside to let it in again.
     static let switchOdds = 30.0
     /// No section's belief falls below this: the model is never sure enough to rule one out.
     static let floor = 1e-9
@@ -77,36 +96,53 @@ struct FingerprintRule: SectionRule {
 
     func decide(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> SectionVerdict {
         guard let model = models[evidence.store] else { return fallback.decide(&state.fallback, evidence: evidence, at: time) }
+        if state.belief?.store != evidence.store { state.belief = nil }
         guard let top = step(&state.belief, model: model, evidence: evidence, at: time), var belief = state.belief else { return .stay }
         let p = belief.posterior
+        let best = Self.argmax(p, below: model.sectionCount)
         guard let current = evidence.current, let c = model.local(current) else {
-            return .move(to: model.firstSection + top, confidence: p[top])
+            return .move(to: model.firstSection + best, confidence: p[best])
         }
+        // Outside leads when it holds the most belief; it must then beat every section.
         let leader = top != c ? top : nil
+        let rival = top == model.outside ? best : c
         if leader != belief.leader {
             belief.leader = leader
             belief.oddsSince = nil
         }
         defer { state.belief = belief }
-        guard let leader, p[leader] >= Self.switchOdds * p[c] else {
+        guard let leader, p[leader] >= Self.switchOdds * p[rival] else {
             belief.oddsSince = nil
             return SectionVerdict(section: nil, confidence: p[c])
         }
         let since = belief.oddsSince ?? time
         belief.oddsSince = since
         guard time - since >= dwell else { return SectionVerdict(section: nil, confidence: p[c]) }
-        return .move(to: model.firstSection + leader, confidence: p[leader])
+        return leader == model.outside ? .leave(confidence: p[leader]) : .move(to: model.firstSection + leader, confidence: p[leader])
     }
 
-    /// A visit of a calibrated store starts from no belief: the first step weighs the evidence
-    /// alone, and the device goes where it points.
+    /// A visit of a calibrated store starts from no belief — the first step weighs the evidence
+    /// alone, and the device goes where it points — unless the store has an outside state: then
+    /// the belief that let the device in goes on, and it goes to the section it favours.
     func enter(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> SectionVerdict {
-        guard models[evidence.store] != nil else { return fallback.enter(&state.fallback, evidence: evidence, at: time) }
-        state.belief = nil
+        guard let model = models[evidence.store] else { return fallback.enter(&state.fallback, evidence: evidence, at: time) }
+        if model.outside == nil { state.belief = nil }
         var first = evidence
         first.current = nil
         return decide(&state, evidence: first, at: time)
     }
+
+    /// A device outside enters a store with an outside state only once a section holds
+    /// ``switchOdds`` over outside: the store's gateways hear someone who left, or who walks
+    /// past, and entering on sightings alone would take them in again at once.
+    func admits(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> Bool {
+        guard let model = models[evidence.store], let outside = model.outside else { return true }
+        if state.belief?.store != evidence.store { state.belief = nil }
+        guard step(&state.belief, model: model, evidence: evidence, at: time) != nil, let p = state.belief?.posterior else { return false }
+        return p[Self.argmax(p, below: model.sectionCount)] >= Self.switchOdds * p[outside]
+    }
+
+    func needsConsent(store: Int) -> Bool { models[store]?.outside != nil }
 
     func moved(_ state: inout DeviceState, at time: EventTime) {
         fallback.moved(&state.fallback, at: time)
@@ -114,10 +150,16 @@ struct FingerprintRule: SectionRule {
         state.belief?.oddsSince = nil
     }
 
-    /// Entering or leaving a store ends the visit, and its belief.
+    /// Entering or leaving a store ends the visit, and its belief — but for a store with an
+    /// outside state, where it goes on: leaving and coming back are states of it.
     func stopWatching(_ state: inout DeviceState) {
         fallback.stopWatching(&state.fallback)
-        state.belief = nil
+        guard let store = state.belief?.store, models[store]?.outside != nil else {
+            state.belief = nil
+            return
+        }
+        state.belief?.leader = nil
+        state.belief?.oddsSince = nil
     }
 
     func isWatching(_ state: DeviceState) -> Bool {
@@ -127,24 +169,25 @@ struct FingerprintRule: SectionRule {
     /// In a calibrated store, the filter's posterior of `section`.
     func confidence(_ state: DeviceState, store: Int, section: Int?, evidence: SectionEvidence) -> Double? {
         guard let model = models[store] else { return evidence.leadConfidence(of: section) }
-        guard let section, let s = model.local(section), let belief = state.belief, s < belief.posterior.count else { return nil }
+        guard let section, let s = model.local(section), let belief = state.belief, belief.store == store,
+              s < belief.posterior.count else { return nil }
         return belief.posterior[s]
     }
 
     /// One step of the forward filter at `time`: carried forward over the time since the last
     /// step, weighed by the evidence, normalised with every section kept above ``floor``.
-    /// Returns the section (local) with the most belief; nil with no belief yet and no fresh link.
+    /// Returns the state (local) with the most belief; nil with no belief yet and no fresh link.
     /// A step at or before the last one changes nothing (links heard in the same millisecond, the
     /// sweep at the watermark).
     func step(_ belief: inout Belief?, model: StoreFingerprints, evidence: SectionEvidence, at time: EventTime) -> Int? {
-        var logLikelihood = [Double](repeating: 0, count: model.sectionCount)
+        var logLikelihood = [Double](repeating: 0, count: model.stateCount)
         guard var next = belief else {
             guard !evidence.links.isEmpty else { return nil }
             model.logLikelihood(links: evidence.links, missed: evidence.missed, into: &logLikelihood)
             let best = logLikelihood.max() ?? 0
             var posterior = logLikelihood.map { exp($0 - best) }
             Self.normalise(&posterior)
-            belief = Belief(posterior: posterior, time: time)
+            belief = Belief(store: evidence.store, posterior: posterior, time: time)
             return Self.argmax(posterior)
         }
         let dt = Double(time - next.time) / 1000
@@ -156,7 +199,7 @@ struct FingerprintRule: SectionRule {
             model.logLikelihood(links: evidence.links, missed: evidence.missed, into: &logLikelihood)
             let weight = Self.evidencePerTick * min(dt, Self.longestStep) / Self.tick
             let best = logLikelihood.max() ?? 0
-            for s in 0..<model.sectionCount { next.posterior[s] *= exp(weight * (logLikelihood[s] - best)) }
+            for s in 0..<model.stateCount { next.posterior[s] *= exp(weight * (logLikelihood[s] - best)) }
         }
         Self.normalise(&next.posterior)
         next.time = time
@@ -178,9 +221,13 @@ struct FingerprintRule: SectionRule {
     }
 
     /// The index of the largest entry (the first of equals).
-    static func argmax(_ p: [Double]) -> Int {
+    static func argmax(_ p: [Double]) -> Int { argmax(p, below: p.count) }
+
+    /// The index of the largest of the first `count` entries (the first of equals): the sections,
+    /// without the outside state after them.
+    static func argmax(_ p: [Double], below count: Int) -> Int {
         var best = 0
-        for i in p.indices where p[i] > p[best] { best = i }
+        for i in 1..<max(1, count) where p[i] > p[best] { best = i }
         return best
     }
 }

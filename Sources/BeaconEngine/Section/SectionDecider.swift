@@ -17,6 +17,10 @@ protocol SectionDecider: Sendable {
     func isWatching(track: Int) -> Bool
     /// See ``SectionRule/confidence(_:store:section:evidence:)``.
     func confidence(track: Int, store: Int, section: Int?, evidence: SectionEvidence) -> Double?
+    /// See ``SectionRule/admits(_:evidence:at:)``.
+    mutating func admits(track: Int, evidence: SectionEvidence, at time: EventTime) -> Bool
+    /// See ``SectionRule/needsConsent(store:)``.
+    func needsConsent(store: Int) -> Bool
     /// See ``SectionRule/hearsEverySighting``.
     var hearsEverySighting: Bool { get }
     /// See ``SectionRule/heard(_:_:)``.
@@ -60,6 +64,12 @@ struct SectionRuleSlot<Rule: SectionRule>: SectionDecider {
     func confidence(track: Int, store: Int, section: Int?, evidence: SectionEvidence) -> Double? {
         rule.confidence(states[track], store: store, section: section, evidence: evidence)
     }
+
+    mutating func admits(track: Int, evidence: SectionEvidence, at time: EventTime) -> Bool {
+        rule.admits(&states[track], evidence: evidence, at: time)
+    }
+
+    func needsConsent(store: Int) -> Bool { rule.needsConsent(store: store) }
 
     var hearsEverySighting: Bool { rule.hearsEverySighting }
 

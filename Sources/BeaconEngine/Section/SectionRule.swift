@@ -4,7 +4,8 @@
 /// The engine gathers the evidence (``SectionEvidence``) whenever a device of the store is heard,
 /// and again at each sweep while the rule ``isWatching(_:)`` a challenger; the rule answers with a
 /// ``SectionVerdict`` and keeps what it needs between decisions in its own ``DeviceState``, one per
-/// device. Moving the device, its events and occupancy are the engine's.
+/// device. Moving the device, its events and occupancy are the engine's — and so is taking it out
+/// of its store when a rule that knows what just outside looks like says it left.
 protocol SectionRule: Sendable {
     /// What the rule remembers of one device between decisions.
     associatedtype DeviceState: Sendable
@@ -36,6 +37,14 @@ protocol SectionRule: Sendable {
     /// How sure the rule is that the device is in `section` of `store`; nil leaves the last figure.
     func confidence(_ state: DeviceState, store: Int, section: Int?, evidence: SectionEvidence) -> Double?
 
+    /// Whether a device outside may enter `evidence.store` on this evidence (which has at least
+    /// one fresh link of the store). Asked only for stores where ``needsConsent(store:)``.
+    func admits(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> Bool
+
+    /// Whether entering `store` needs the rule's consent (``admits(_:evidence:at:)``) besides the
+    /// sightings the engine counts: the rule knows what just outside the store looks like.
+    func needsConsent(store: Int) -> Bool
+
     /// Whether the rule wants every sighting (``heard(_:_:)``), not only the filtered links.
     var hearsEverySighting: Bool { get }
 
@@ -57,10 +66,30 @@ struct SectionSighting: Sendable {
 
 /// What a section rule decided.
 struct SectionVerdict: Sendable, Equatable {
-    /// The section to move the device to; nil: it stays.
-    var section: Int?
+    /// Where a verdict sends the device.
+    enum Destination: Sendable, Equatable {
+        /// Into this section (an index into ``Chain/sections``) of its store.
+        case section(Int)
+        /// Out of its store: the rule's picture of just outside it fits best by the rule's odds.
+        case outside
+    }
+
+    /// Where the device goes; nil: it stays.
+    var destination: Destination?
     /// The rule's confidence in where the device now is, when it has one to record.
     var confidence: Double?
+
+    /// A verdict moving the device to `section` (nil: it stays).
+    init(section: Int? = nil, confidence: Double? = nil) {
+        destination = section.map(Destination.section)
+        self.confidence = confidence
+    }
+
+    /// The section to move the device to; nil when it stays or leaves.
+    var section: Int? {
+        if case .section(let section)? = destination { return section }
+        return nil
+    }
 
     /// Stay where it is.
     static let stay = SectionVerdict()
@@ -68,6 +97,13 @@ struct SectionVerdict: Sendable, Equatable {
     /// Move to `section`.
     static func move(to section: Int, confidence: Double? = nil) -> SectionVerdict {
         SectionVerdict(section: section, confidence: confidence)
+    }
+
+    /// Leave the store.
+    static func leave(confidence: Double? = nil) -> SectionVerdict {
+        var verdict = SectionVerdict(confidence: confidence)
+        verdict.destination = .outside
+        return verdict
     }
 }
 
@@ -82,6 +118,11 @@ extension SectionRule {
     func confidence(_ state: DeviceState, store: Int, section: Int?, evidence: SectionEvidence) -> Double? {
         evidence.leadConfidence(of: section)
     }
+
+    /// Most rules leave entering a store to the sightings the engine counts.
+    func admits(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> Bool { true }
+
+    func needsConsent(store: Int) -> Bool { false }
 
     /// Most rules weigh the filtered links only.
     var hearsEverySighting: Bool { false }

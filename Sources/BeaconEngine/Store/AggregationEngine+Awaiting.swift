@@ -48,11 +48,13 @@ extension AggregationEngine {
         awaiting[store] = waiting + awaiting[store]
     }
 
-    /// The entry into `store` that was ready at `time`: from outside, an entry; from another store
-    /// that had gone quiet about the device then, a move.
+    /// The entry into `store` that was ready at `time`: from outside, an entry — once the rule
+    /// consents, where it knows what just outside the store looks like (refused, the sightings
+    /// gather again); from another store that had gone quiet about the device then, a move.
     private mutating func completeEntry(_ track: Int, store: Int, at time: EventTime, into out: inout [EngineOutput]) {
         switch tracks[track].state {
         case .outside:
+            guard admitted(track, to: store, at: time) else { return }
             enterStore(track, store: store, at: time, into: &out)
         case .inside, .unknown:
             guard tracks[track].store != store else { return }

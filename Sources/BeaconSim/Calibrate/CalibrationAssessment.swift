@@ -15,6 +15,8 @@ public struct CalibrationAssessment: Sendable {
         public var baseline: Tuning.Rule
         /// Samples per section of the store (minor, samples): where the walk went, how long.
         public var sectionSamples: [(minor: SectionNumber, samples: Int)]
+        /// Samples outside every store while the store's gateways heard the tag.
+        public var outsideSamples: Int
         /// The uncalibrated rule and the calibrated one, on the whole walk.
         public var walk: (before: EvaluationReport, after: EvaluationReport)
         /// The same held out, when the walk is long enough to split.
@@ -54,7 +56,8 @@ public struct CalibrationAssessment: Sendable {
                 WalkCalibration.score(truth: recording.truth, reported: reported, device: device, store: major, spans: spans)
             }
             let counts = chain.stores[index].sections.map { s in (chain.sections[s].minor, samples.filter { $0.section == s }.count) }
-            var figures = StoreFigures(major: major, baseline: chain.tuning.rule, sectionSamples: counts,
+            let outside = samples.filter { $0.place == .outside(store: index) }.count
+            var figures = StoreFigures(major: major, baseline: chain.tuning.rule, sectionSamples: counts, outsideSamples: outside,
                                        walk: (score(before, whole), score(after, whole)), heldOut: nil)
             if let folds = split?.folds {
                 figures.heldOut = (EvaluationReport.pooled(folds.map { score(before, $0) }),
@@ -83,12 +86,39 @@ public struct CalibrationAssessment: Sendable {
                 let seconds = Double(samples) * Double(WalkSampler.interval) / 1000
                 lines.append("warning: store \(store.major) section \(minor): \(samples) samples (\(String(format: "%.0f", seconds)) s) — walk it for at least \(Self.thinSection / 2) s; \(samples == 0 ? "nobody will be placed there" : "its fingerprints are rough")")
             }
+            if store.outsideSamples < FingerprintFit.minimumOutside {
+                lines.append("note: store \(store.major): \(store.outsideSamples) samples outside the door while its gateways heard the tag — no outside fingerprint; exits stay the silence rule's and the street test's. To have them decided while a shopper outside is still heard, walk out and stand outside for a minute (docs/CALIBRATION.md)")
+            } else if store.outsideSamples < Self.thinSection {
+                lines.append("warning: store \(store.major) outside: \(store.outsideSamples) samples — stand outside for at least \(Self.thinSection / 2) s; its outside fingerprint is rough")
+            }
         }
         return lines
     }
 
-    /// Three lines: section accuracy, section enters per true change, change delay, before → after.
+    /// Section accuracy, section enters per true change, change delay, and the store's exits when
+    /// the truth has some, before → after.
     static func comparison(_ before: EvaluationReport, _ after: EvaluationReport, baseline: String) -> [String] {
+        sectionLines(before, after, baseline: baseline) + exitLines(before, after)
+    }
+
+    /// Two lines on leaving the store, when the spans scored hold an exit: exits missed and their
+    /// delay p50/p95; entries missed, false exits and entries.
+    static func exitLines(_ before: EvaluationReport, _ after: EvaluationReport) -> [String] {
+        let exits = before.missedExits + before.exitLatencies.count
+        guard exits > 0 else { return [] }
+        func delay(_ r: EvaluationReport) -> String {
+            let p50 = EvaluationReport.percentile(r.exitLatencies, 50), p95 = EvaluationReport.percentile(r.exitLatencies, 95)
+            return "\(p50.map { String(format: "%.1f", $0) } ?? "-")/\(p95.map { String(format: "%.1f", $0) } ?? "-") s"
+        }
+        let enters = before.missedEnters + before.enterLatencies.count
+        return [
+            "  store exits missed        \(before.missedExits) → \(after.missedExits) of \(exits); delay p50/p95 \(delay(before)) → \(delay(after))",
+            "  entries missed            \(before.missedEnters) → \(after.missedEnters) of \(enters); false exits \(before.falseExits) → \(after.falseExits), false entries \(before.falseEnters) → \(after.falseEnters)",
+        ]
+    }
+
+    /// Three lines: section accuracy, section enters per true change, change delay, before → after.
+    static func sectionLines(_ before: EvaluationReport, _ after: EvaluationReport, baseline: String) -> [String] {
         func percent(_ r: EvaluationReport) -> String { r.deviceHours > 0 ? String(format: "%.1f %%", r.sectionAccuracy * 100) : "-" }
         func enters(_ r: EvaluationReport) -> String { r.sectionEntersPerTrueChange.map { String(format: "%.2f", $0) } ?? "-" }
         func delay(_ r: EvaluationReport) -> String {

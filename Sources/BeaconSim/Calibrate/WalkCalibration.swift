@@ -6,12 +6,16 @@ public import BeaconEngine
 /// evaluate on others are made of.
 public enum WalkCalibration {
     /// The calibration `samples` teach, those within `excluded` left out (a held-out fold): every
-    /// store sampled, a fingerprint per gateway per section (``FingerprintFit``).
+    /// store sampled, a fingerprint per gateway per section, and outside it when the walk went
+    /// out (``FingerprintFit``).
     public static func learn(chain: Chain, samples: [WalkSample], excluding excluded: [ClosedRange<Int64>] = [],
                              comment: String? = nil) -> Calibration {
         var fit = FingerprintFit(chain: chain)
         for sample in samples where !excluded.contains(where: { $0.contains(sample.time) }) {
-            fit.add(section: sample.section, levels: sample.levels)
+            switch sample.place {
+            case .section(let section): fit.add(section: section, levels: sample.levels)
+            case .outside(let store): fit.add(outsideOf: store, levels: sample.levels)
+            }
         }
         return fit.calibration(comment: comment)
     }
@@ -38,11 +42,12 @@ public enum WalkCalibration {
         return plain
     }
 
-    /// `device`'s truth with only its time in store `store` within `spans` scored: the rest of
-    /// its time (other stores, outside, between and around the spans) is unscored.
+    /// `device`'s truth with only its time in store `store` or outside every store within `spans`
+    /// scored — outside, so that the store's exits and entries are scored too: the rest of its
+    /// time (other stores, between and around the spans) is unscored.
     public static func restricted(_ truth: [TruthChange], device: DeviceID, store: StoreNumber, to spans: [ClosedRange<Int64>]) -> [TruthChange] {
         let own = truth.filter { $0.device == device }.sorted { $0.time < $1.time }
-        func kept(_ place: TruthPlace) -> TruthPlace { place.store == store ? place : .unscored }
+        func kept(_ place: TruthPlace) -> TruthPlace { place.store == store || place == .outside ? place : .unscored }
         var out = [TruthChange(time: 0, device: device, place: .unscored)]
         for span in merged(spans) {
             let atStart = own.last { $0.time <= span.lowerBound }?.place ?? .outside

@@ -23,11 +23,12 @@ public struct WalkFolds: Sendable, Equatable {
     static let visitGap: Int64 = 2000
 
     /// The split of `samples` (in time order): by recording when `parts` (the recordings' spans)
-    /// are two or more that each go through every section sampled, else by visit; nil when the
-    /// walk is too short to split (under 20 samples per fold).
+    /// are two or more that each go through every section sampled, else by visit — each place's
+    /// visits, outside a store included, alternating between two folds; nil when the walk is too
+    /// short to split (under 20 samples per fold).
     public static func split(_ samples: [WalkSample], parts: [ClosedRange<Int64>] = []) -> WalkFolds? {
         guard samples.count >= 2 * minimumPerSection else { return nil }
-        let sections = Set(samples.map(\.section))
+        let sections = Set(samples.compactMap(\.section))
         let recordings = parts.filter { part in samples.contains { part.contains($0.time) } }
         let complete = recordings.allSatisfy { part in
             sections.allSatisfy { s in samples.filter { $0.section == s && part.contains($0.time) }.count >= minimumPerSection }
@@ -36,7 +37,7 @@ public struct WalkFolds: Sendable, Equatable {
             return WalkFolds(folds: recordings.map { [$0] }, method: "each recording scored, learnt on the others")
         }
         var folds: [[ClosedRange<Int64>]] = [[], []]
-        for visits in Dictionary(grouping: Self.visits(samples), by: \.section).values {
+        for visits in Self.visits(samples).values {
             if visits.count >= 2 {
                 for (k, visit) in visits.enumerated() { folds[k % 2].append(visit.span) }
             } else if let visit = visits.first, visit.middle > visit.span.lowerBound {
@@ -49,17 +50,17 @@ public struct WalkFolds: Sendable, Equatable {
                          method: "every other visit of each section, or half of a section's only visit, scored, learnt on the rest")
     }
 
-    /// The walk's visits: runs of samples in one section without a gap, each with its span and
-    /// the time of its middle sample, in time order.
-    static func visits(_ samples: [WalkSample]) -> [(section: Int, span: ClosedRange<Int64>, middle: Int64)] {
-        var visits: [(section: Int, span: ClosedRange<Int64>, middle: Int64)] = []
-        var start = 0
-        for i in samples.indices {
-            let last = i + 1 == samples.count
-                || samples[i + 1].section != samples[i].section || samples[i + 1].time - samples[i].time > visitGap
-            guard last else { continue }
-            visits.append((samples[i].section, samples[start].time...samples[i].time, samples[(start + i + 1) / 2].time))
-            start = i + 1
+    /// The walk's visits per section (nil: outside, whichever stores heard it — their samples
+    /// share their moments): runs of samples there without a gap, each with its span and the time
+    /// of its middle sample, in time order.
+    static func visits(_ samples: [WalkSample]) -> [Int?: [(span: ClosedRange<Int64>, middle: Int64)]] {
+        var visits: [Int?: [(span: ClosedRange<Int64>, middle: Int64)]] = [:]
+        for (place, run) in Dictionary(grouping: samples, by: \.section) {
+            var start = 0
+            for i in run.indices where i + 1 == run.count || run[i + 1].time - run[i].time > visitGap {
+                visits[place, default: []].append((run[start].time...run[i].time, run[(start + i + 1) / 2].time))
+                start = i + 1
+            }
         }
         return visits
     }

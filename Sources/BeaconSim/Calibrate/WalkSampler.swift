@@ -4,7 +4,8 @@ public import BeaconEngine
 /// Samples a calibration walk: replays its batches through the engine — the same per-link filters
 /// the `fingerprint` rule reads — and every ``interval`` of the device's scored time inside a
 /// store of the chain, records the true section and what each gateway of that store made of the
-/// device (``WalkSample``).
+/// device (``WalkSample``); every ``interval`` of its time outside every store (truth `major`
+/// null), the same for each store some gateway of which still heard it.
 public enum WalkSampler {
     /// How often the walk is sampled, ms: the rule's evidence tick.
     public static let interval: Int64 = 500
@@ -22,10 +23,22 @@ public enum WalkSampler {
         var tick = (start / interval + 1) * interval
         func sample(at time: Int64) {
             while next < truth.count && truth[next].time <= time { next += 1 }
-            guard next > 0, case .inside(let major, let minor?) = truth[next - 1].place,
-                  let section = chain.sectionIndex(store: major, section: minor) else { return }
-            let levels = engine.calibrationLevels(of: device, store: chain.sections[section].store, at: time)
-            samples.append(WalkSample(time: time, section: section, levels: levels))
+            guard next > 0 else { return }
+            switch truth[next - 1].place {
+            case .inside(let major, let minor?):
+                guard let section = chain.sectionIndex(store: major, section: minor) else { return }
+                let levels = engine.calibrationLevels(of: device, store: chain.sections[section].store, at: time)
+                samples.append(WalkSample(time: time, section: section, levels: levels))
+            case .outside:
+                for store in chain.stores.indices {
+                    let levels = engine.calibrationLevels(of: device, store: store, at: time)
+                    if levels.contains(where: { $0 != nil }) {
+                        samples.append(WalkSample(time: time, place: .outside(store: store), levels: levels))
+                    }
+                }
+            default:
+                return
+            }
         }
         for batch in recording.batches {
             while tick < batch.sent && tick <= recording.end {

@@ -1,0 +1,134 @@
+import BeaconCore
+import Foundation
+import TestSupport
+import Testing
+@testable import BeaconEngine
+
+/// The `fingerprint` rule's outside state: learnt from a walk's time outside the store while its
+/// gateways still hear the tag, weighed as one more state of the store's filter, and — when it
+/// holds the rule's odds over every section — an exit; re-entry then needs the rule's consent.
+/// On hand-made fingerprints (``CalibrationFixture/calibrationWithOutside``).
+@Suite("Fingerprint rule: outside the store")
+struct FingerprintOutsideTests {
+    let t0: Int64 = 1_790_000_000_000
+
+    /// Section 10's picture (gw-a in it) and just outside its door.
+    static let inSection10 = ["gw-a": -55, "gw-b": -68, "gw-b2": -68, "gw-c": -80]
+    static let outside = ["gw-a": -68, "gw-b": -82, "gw-b2": -82]
+
+    @Test("outside samples teach one fingerprint per gateway; too few, or none heard, teach none")
+    func fit() throws {
+        let chain = try Fixture.config().resolve()
+        var fit = FingerprintFit(chain: chain)
+        for _ in 0..<30 { fit.add(section: 0, levels: [-55, -68, -68, nil]) }
+        // gw-a at −66 and −70 in turn, gw-b at −80 one sample in two; gw-b2 and gw-c never.
+        for i in 0..<(FingerprintFit.minimumOutside * 2) {
+            fit.add(outsideOf: 0, levels: [i % 2 == 0 ? -66 : -70, i % 2 == 0 ? -80 : nil, nil, nil])
+        }
+        fit.add(outsideOf: 0, levels: [nil, nil, nil, nil])
+        #expect(fit.outsideSamples(store: 0) == FingerprintFit.minimumOutside * 2, "a sample no gateway heard is no picture of outside")
+        let outside = try #require(fit.calibration().stores.first?.outside)
+        #expect(outside.map(\.gateway) == ["gw-a", "gw-b", "gw-b2", "gw-c"])
+        #expect(outside[0] == .init(gateway: "gw-a", meanDBm: -68, sdDB: 3, heard: 0.98, samples: 40), "2 dB spread floored at 3")
+        #expect(outside[1].meanDBm == -80 && outside[1].heard == 0.5)
+        // Never heard outside: the store's quiet end (its sections' 10th percentile), wide, rare.
+        #expect(outside[3].heard == 0.02 && outside[3].sdDB == FingerprintFit.sparseSD && outside[3].meanDBm == -68)
+        #expect(try Calibration.parse(Array(fit.calibration().fileText().utf8)) == fit.calibration(), "it reads back")
+
+        var short = FingerprintFit(chain: chain)
+        short.add(section: 0, levels: [-55, -68, -68, nil])
+        for _ in 1..<FingerprintFit.minimumOutside { short.add(outsideOf: 0, levels: [-68, nil, nil, nil]) }
+        #expect(short.calibration().stores[0].outside == nil, "under 10 s outside: no outside fingerprint")
+        var heardOnly = FingerprintFit(chain: chain)
+        for _ in 0..<40 { heardOnly.add(outsideOf: 1, levels: [-70]) }
+        heardOnly.add(section: 0, levels: [-55, -68, -68, nil])
+        #expect(heardOnly.calibration().stores.map(\.major) == [1], "a store only heard from outside is not calibrated")
+    }
+
+    @Test("outside is one more state: its likelihood, and a walking graph through the street door")
+    func model() throws {
+        let model = try #require(try CalibrationFixture.configWithOutside().resolve().fingerprints[0])
+        #expect(model.sectionCount == 3 && model.stateCount == 4 && model.outside == 3)
+        #expect(model.neighbours == [[1, 3], [0, 2], [1], [0]], "outside is reached through section 10's street door only")
+        let noDoor = try #require(try CalibrationFixture.configWithOutside(door: false).resolve().fingerprints[0])
+        #expect(noDoor.neighbours == [[1, 3], [0, 2, 3], [1, 3], [0, 1, 2]], "no door marked: from every section")
+        #expect(try #require(try CalibrationFixture.config().resolve().fingerprints[0]).stateCount == 3, "no outside fingerprint, no state")
+
+        var ll = [Double](repeating: .nan, count: 4)
+        model.logLikelihood(links: [(0, -68, 9, -59), (1, -82, 9, -59)], missed: [(3, -100)], into: &ll)
+        func term(_ gateway: String, _ level: Double) -> Double {
+            let p = CalibrationFixture.outsidePicture(gateway)
+            return log(p.heard) - log(p.sd) - 0.5 * pow((level - p.mean) / p.sd, 2)
+        }
+        let expected = term("gw-a", -68) + term("gw-b", -82) + log(1 - CalibrationFixture.outsidePicture("gw-c").heard)
+        #expect(abs(ll[3] - expected) < 1e-9)
+        #expect(ll[3] > ll[0] + 5, "the outside picture fits outside far better than section 10")
+
+        // Outside keeps e^(−dt/60 s) of its belief and walks the rest back in through the door.
+        var p = [0.0, 0, 0, 1]
+        model.predict(&p, over: 60 * log(2.0), stay: FingerprintRule.stayTime)
+        #expect(abs(p[3] - 0.5) < 1e-12 && abs(p[0] - 0.5) < 1e-12 && p[1] == 0 && p[2] == 0)
+        var q = [1.0, 0, 0, 0]
+        model.predict(&q, over: 30 * log(2.0), stay: FingerprintRule.stayTime)
+        #expect(abs(q[0] - 0.5) < 1e-12 && abs(q[1] - 0.25) < 1e-12 && abs(q[3] - 0.25) < 1e-12, "the door section leads to 20 and out")
+    }
+
+    @Test("heard just outside, the device leaves the store when outside holds 30:1 over every section")
+    func exit() throws {
+        var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
+        d.hear(Fixture.phone, Self.inSection10, from: t0, to: t0 + 10_000)
+        #expect(d.transitions == ["enter 1", "enter 1/10"])
+        d.clear()
+        d.hear(Fixture.phone, Self.outside, from: t0 + 10_000, to: t0 + 40_000)
+        #expect(d.transitions == ["exit 1/10", "exit 1"])
+        let exit = try #require(d.transitionEvents.last)
+        #expect(exit.time > t0 + 10_000 && exit.time <= t0 + 15_000, "dated when decided, within 5 s: \(exit.time - t0)")
+        let track = try #require(d.engine.devices.track(of: Fixture.phone))
+        #expect(d.engine.tracks[track].state == .outside && d.engine.occupancy.stores[0] == 0 && d.engine.occupancy.sections[0] == 0)
+        #expect(d.states.last?.state == .outside)
+
+        // The same walk on sections alone: still heard, never let out.
+        var plain = Driver(AggregationEngine(chain: try CalibrationFixture.config().resolve()))
+        plain.hear(Fixture.phone, Self.inSection10, from: t0, to: t0 + 10_000)
+        plain.hear(Fixture.phone, Self.outside, from: t0 + 10_000, to: t0 + 40_000)
+        #expect(plain.transitions == ["enter 1", "enter 1/10"])
+    }
+
+    @Test("after that exit, re-entry needs the rule's consent for as long as the device sounds outside")
+    func reentry() throws {
+        var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
+        d.hear(Fixture.phone, Self.inSection10, from: t0, to: t0 + 10_000)
+        d.hear(Fixture.phone, Self.outside, from: t0 + 10_000, to: t0 + 40_000)
+        d.clear()
+        // Three minutes in front of the window — past the street test's 120 s guard — heard throughout.
+        d.hear(Fixture.phone, Self.outside, from: t0 + 40_000, to: t0 + 220_000)
+        #expect(d.transitions.isEmpty, "\(d.transitions)")
+        // Back in through the door.
+        d.hear(Fixture.phone, Self.inSection10, from: t0 + 220_000, to: t0 + 235_000)
+        #expect(d.transitions == ["enter 1", "enter 1/10"])
+        let entry = try #require(d.transitionEvents.first)
+        #expect(entry.time > t0 + 220_000 && entry.time <= t0 + 225_000, "in within 5 s: \(entry.time - t0)")
+    }
+
+    @Test("a device first heard outside — a passer-by — is not taken in on sightings alone")
+    func passerBy() throws {
+        var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
+        d.hear(Fixture.phone, Self.outside, from: t0, to: t0 + 60_000)
+        #expect(d.transitions.isEmpty, "\(d.transitions)")
+        // Without the outside fingerprint the same sightings enter it.
+        var plain = Driver(AggregationEngine(chain: try CalibrationFixture.config().resolve()))
+        plain.hear(Fixture.phone, Self.outside, from: t0, to: t0 + 60_000)
+        #expect(plain.transitions.first == "enter 1")
+    }
+
+    @Test("deep in the store, a moment that sounds like outside does not take the device out")
+    func deepInside() throws {
+        var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
+        d.hear(Fixture.phone, ["gw-a": -80, "gw-b": -68, "gw-b2": -68, "gw-c": -55], from: t0, to: t0 + 20_000)
+        #expect(d.transitions == ["enter 1", "enter 1/30"])
+        d.clear()
+        d.hear(Fixture.phone, Self.outside, from: t0 + 20_000, to: t0 + 21_000)
+        d.hear(Fixture.phone, ["gw-a": -80, "gw-b": -68, "gw-b2": -68, "gw-c": -55], from: t0 + 21_000, to: t0 + 40_000)
+        #expect(!d.transitions.contains("exit 1"), "\(d.transitions)")
+    }
+}
