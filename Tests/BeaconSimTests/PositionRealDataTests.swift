@@ -4,10 +4,9 @@ import Foundation
 import Testing
 @testable import BeaconSim
 
-/// The `position` rule on the Kolakowski flat as the research ran it (/work/research2 REPORT.md
-/// §5.2): path-loss exponent 2.7, anchors 0.5 m above the tag, every run end to end. Floors sit a
-/// couple of points under the measured figures (cells 69.9 %, 0.81 enters per true change; rooms
-/// 78.4 %, 1.06), above what hysteresis reaches on the same data (63.4 %, 73.8 %).
+/// The `position` rule on the Kolakowski flat with the flat's own geometry: path-loss exponent
+/// 2.7, anchors 0.5 m above the tag, every run end to end. The floors sit a couple of points
+/// under what it scores there (docs/MEASUREMENTS.md).
 @Suite("Position rule on the Kolakowski flat", .enabled(if: DatasetFixtures.kolakowskiAvailable, "../shared/testdata/datasets is absent"))
 struct PositionRealDataTests {
     @Test("anchor cells and rooms, the report's settings", arguments: ["anchors", "rooms"])

@@ -62,8 +62,8 @@ public struct ChainConfig: Codable, Sendable, Equatable {
 
         /// The height difference taken where a store gives none, m: gateways on a retail ceiling
         /// or high shelving (2.5–3 m) above phones held or pocketed at about 1–1.3 m; the
-        /// simulator's too. The research measured 0.5 m better on sites with gateways and tag near
-        /// the floor, 1.5 m in the simulator (/work/research2 REPORT.md §6.1).
+        /// simulator's too. Where gateways and tags sit near the floor (the Kolakowski flat), 0.5 m
+        /// fits better: say so per store.
         public static let defaultMountHeight = 1.5
 
         /// A store as the file would give it (`mountHeight` nil: the default height).

@@ -60,8 +60,7 @@ struct FingerprintRule: SectionRule {
     static let returnTime = Street.returnTime
     /// How much evidence the links give per ``tick``, in log-likelihood units (β): the filtered
     /// levels are taken as independent twice a second, about their correlation time. Chosen with
-    /// ``switchOdds`` by leave-one-dataset-out over the Kolakowski flat and SAL-RB (/work/research
-    /// REPORT.md §5), best on both folds; docs/CALIBRATION.md has the engine's own figures.
+    /// ``switchOdds`` by leaving one real dataset out (docs/CALIBRATION.md has the figures).
     static let evidencePerTick = 1.0
     /// The time one unit of ``evidencePerTick`` stands for, s.
     static let tick = 0.5

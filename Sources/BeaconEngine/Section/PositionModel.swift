@@ -19,8 +19,8 @@ final class PositionModel: Sendable {
     /// The finest grid step, m: finer than the radio can tell apart, and a flat's cells stay few.
     static let minimumStep = 0.5
     /// The cells a store's area is divided into, at most (about): 500 keep a decision to a few
-    /// thousand multiply-adds; the research found 150 as good on the simulator, ±2 points on the
-    /// flat (/work/research2 REPORT.md §5.2).
+    /// thousand multiply-adds; fewer (150) decide as well on the simulator and within a couple
+    /// of points on the Kolakowski flat.
     static let maximumCells = 500.0
     /// The nearest a phone is taken to be to a gateway, m: the log-distance model's reference.
     static let nearest = 0.5

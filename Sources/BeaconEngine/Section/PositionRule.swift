@@ -12,9 +12,9 @@ import Foundation
 /// in between — and every sum starts again. The first section of a visit is the one with the most
 /// evidence. One fresh link fits every cell equally, so it moves nobody.
 ///
-/// Specified by /work/research2 REPORT.md §6.1 ("Position CUSUM"), where it was the best rule on
-/// the Kolakowski flat and the simulator and the worst on SAL-RB, whose hot end-wall sniffer the
-/// geometry cannot know about: check a store once on a short walk before relying on it.
+/// On the real recordings it is the best uncalibrated rule on the Kolakowski flat and the worst on
+/// SAL-RB, whose hot end-wall sniffer the geometry cannot know about (docs/MEASUREMENTS.md): check
+/// a store once on a short walk before relying on it.
 ///
 /// A store without the geometry decides as `hysteresis` does (``LeadRule``), as the `fingerprint`
 /// rule does for a store without fingerprints: geometry is drawn store by store.
@@ -38,13 +38,12 @@ struct PositionRule: SectionRule {
     }
 
     /// The odds the evidence must give a section over the current one (ln 10 ≈ 2.3 of summed
-    /// log-likelihood): chosen by leave-one-dataset-out (the SAL-RB fold) over 3, 10, 30, 100
-    /// (REPORT §4). 3 follows faster with more enters (80.7 % on the flat's rooms at 1.76 enters per
-    /// true change), 30 enters less and is as accurate on the flat's cells.
+    /// log-likelihood): chosen by leaving one real dataset out over 3, 10, 30 and 100. Lower odds
+    /// follow faster with more section enters, higher ones enter less.
     static let switchOdds = 10.0
     /// The model's error in an expected level, dB: walls, shelves and antenna patterns the
-    /// log-distance model cannot know. The measured static field is 4.3 dB (research REPORT.md
-    /// §2.1) and the best fit's residual 3.5–4.6 dB (REPORT §2.3, `misfit.py`).
+    /// log-distance model cannot know: on the Kolakowski flat the place-bound part of a link's
+    /// error is 4.3 dB (docs/MEASUREMENTS.md, The switch margin).
     static let modelSigma = 5.0
     /// The time over which the evidence counts once, s: the levels are the links' Kalman
     /// estimates, correlated over about a second, so evidence is weighed by time, not by how often
