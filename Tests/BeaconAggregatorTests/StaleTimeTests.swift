@@ -59,31 +59,45 @@ struct StaleTimeTests {
         var out: [Outbound] = []
         let base = t0 + 50 * hour
         #expect(p.handle(topic: topic("gw-a"), payload: batch("gw-a", 0, sent: base, heard: false), now: nil, into: &out) == .accepted)
-        // Only one gateway so far: its batch is the reference.
+        #expect(p.handle(topic: topic("gw-c"), payload: batch("gw-c", 0, sent: base, heard: false), now: nil, into: &out) == .accepted)
         guard case .rejected(.staleTime, let detail) = p.handle(topic: topic("gw-b"), payload: batch("gw-b", 0, sent: base - 25 * hour), now: nil, into: &out) else {
             Issue.record("a batch 25 h before the chain's event time was accepted")
             return
         }
         #expect(detail.contains("the chain's event time"), "\(detail)")
         #expect(p.handle(topic: topic("gw-b"), payload: batch("gw-b", 1, sent: base - 23 * hour, heard: false), now: nil, into: &out) == .accepted)
-        // gw-h's clock a month ahead: the reference stays with gw-a and gw-b.
+        // gw-h's clock a month ahead: the reference stays with the others.
         #expect(p.handle(topic: topic("gw-h"), payload: batch("gw-h", 0, sent: base + 30 * 24 * hour, heard: false), now: nil, into: &out) == .accepted)
-        #expect(p.eventTimeReference.now == base)
-        #expect(p.handle(topic: topic("gw-c"), payload: batch("gw-c", 0, sent: base - 2 * hour, heard: false), now: nil, into: &out) == .accepted)
+        #expect(p.eventTimeReference.settled == base)
+        #expect(p.handle(topic: topic("gw-c"), payload: batch("gw-c", 1, sent: base - 2 * hour, heard: false), now: nil, into: &out) == .accepted)
         #expect(p.status(now: base, version: "t").counters.rejects == ["stale_time": 1])
+    }
+
+    @Test("event time: a first gateway with its clock far ahead makes no later gateway stale")
+    func firstAhead() throws {
+        var p = try ProcessorTests.processor()
+        var out: [Outbound] = []
+        let base = t0 + 50 * hour
+        #expect(p.handle(topic: topic("gw-h"), payload: batch("gw-h", 0, sent: base + 25 * hour, heard: false), now: nil, into: &out) == .accepted)
+        for k in 0..<3 {
+            #expect(p.handle(topic: topic("gw-a"), payload: batch("gw-a", UInt64(k), sent: base + Int64(k) * 1000), now: nil, into: &out) == .accepted)
+            #expect(p.handle(topic: topic("gw-b"), payload: batch("gw-b", UInt64(k), sent: base + Int64(k) * 1000, heard: false), now: nil, into: &out) == .accepted)
+        }
+        #expect(p.status(now: base, version: "t").counters.rejects.isEmpty)
+        #expect(out.contains { $0.topic == "beaconnet/events/1/enter" })
     }
 
     @Test("the reference keeps the two gateways with the newest batches, whatever order they come in")
     func reference() throws {
         var r = EventTimeReference()
-        #expect(r.now == nil)
+        #expect(r.now == nil && r.settled == nil)
         let a = try GatewayID("gw-a"), b = try GatewayID("gw-b"), c = try GatewayID("gw-c")
         r.note(a, sent: 100)
         #expect(r.now == 100)
         r.note(a, sent: 300)
-        #expect(r.now == 300, "one gateway: its newest")
+        #expect(r.now == 300 && r.settled == nil, "one gateway: its newest, not settled")
         r.note(b, sent: 200)
-        #expect(r.now == 200)
+        #expect(r.now == 200 && r.settled == 200)
         r.note(c, sent: 250)
         #expect(r.now == 250)
         r.note(b, sent: 400)

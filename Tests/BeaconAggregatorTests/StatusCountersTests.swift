@@ -35,6 +35,21 @@ struct StatusCountersTests {
         #expect(decoded.counters.seqAnomalies == [gw: 1] && decoded.counters.duplicates == [gw: 1])
     }
 
+    @Test("live: a forged far seq sent seconds ahead moves neither the lag nor the newest batch; its sightings still count")
+    func forgedSeqMovesNoClock() throws {
+        var p = try ProcessorTests.processor()
+        var out: [Outbound] = []
+        let now = t0 + 10_000
+        for k in 0..<10 { p.handle(topic: topic, payload: batch(UInt64(k), sent: t0 + Int64(k) * 1000, epoch: t0), now: t0 + Int64(k) * 1000 + 300, into: &out) }
+        let before = p.status(now: now, version: "t").counters
+        let forged = p.handle(topic: topic, payload: batch((1 << 53) - 1, sent: now + 10_000, epoch: t0), now: now, into: &out)
+        #expect(forged == .accepted, "its sightings are decided")
+        let after = p.status(now: now, version: "t").counters
+        #expect(after.lagMilliseconds == before.lagMilliseconds && after.lagMilliseconds.map { $0 > 0 } == true, "\(String(describing: after.lagMilliseconds))")
+        #expect(p.counters.newestSent == t0 + 9_000)
+        #expect(after.seqAnomalies == [try GatewayID("gw-a"): 1])
+    }
+
     @Test("statuses of gateways the chain does not have are counted on the status topic and in the metrics")
     func unknownGatewayStatuses() throws {
         let metrics = TestMetrics()

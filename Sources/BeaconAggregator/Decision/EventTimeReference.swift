@@ -11,6 +11,11 @@ struct EventTimeReference: Sendable {
     /// The reference, Unix ms; nil before the first batch.
     var now: Int64? { second?.sent ?? first?.sent }
 
+    /// The reference once two gateways have reported; nil before. What the stale test measures
+    /// against: with one gateway heard, its clock alone — perhaps far ahead — would make every
+    /// other gateway's first batch look old, and a refused batch never becomes the reference.
+    var settled: Int64? { second?.sent }
+
     /// A batch of `gateway` sent at `sent` was decided.
     mutating func note(_ gateway: GatewayID, sent: Int64) {
         if let top = first, top.gateway == gateway {

@@ -46,7 +46,7 @@ extension MessageProcessor {
         if let now, batch.sent > now + maxFuture {
             return (reject(topic: topic, reason: .futureTime, detail: "sent \(batch.sent) is \((batch.sent - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP (or, for a time-compressed replay or simulation, run the aggregator with --event-time)", field: "sent", payload: payload, now: now, into: &out), [])
         }
-        if let reference = now ?? eventTimeReference.now, batch.sent < reference - maxBatchAge {
+        if let reference = now ?? eventTimeReference.settled, batch.sent < reference - maxBatchAge {
             let clock = now == nil ? "the chain's event time (the second-newest gateway's newest batch)" : "this aggregator's clock"
             return (reject(topic: topic, reason: .staleTime, detail: "sent \(batch.sent) is \(Self.hours(reference - batch.sent)) older than \(clock), beyond the \(maxBatchAge / 1000) s kept (--max-batch-age): an older backlog than any edge keeps, or an edge clock far behind", field: "sent", payload: payload, now: now, into: &out), [])
         }
@@ -65,8 +65,10 @@ extension MessageProcessor {
             }
             let observations = UnsafeBufferPointer(rebasing: buffer[..<count])
             let arrival = now.map { self.arrival(at: $0) }
-            if engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, arrival: arrival, observations: observations, into: &outputs) == .accepted {
-                counters.sightings += UInt64(count)
+            let outcome = engine.ingest(gateway: gateway, seq: batch.sequence, sent: batch.sent, epoch: batch.epoch, arrival: arrival, observations: observations, into: &outputs)
+            if outcome == .accepted || outcome == .apart { counters.sightings += UInt64(count) }
+            // A batch kept apart from its gateway's run may be forged: its `sent` moves no clock.
+            if outcome == .accepted {
                 if let now {
                     lastArrival = now
                     // The lag of the chain's newest data, not of whatever came last: one late

@@ -5,6 +5,10 @@ extension AggregationEngine {
     public enum BatchOutcome: Sendable, Equatable {
         /// Processed.
         case accepted
+        /// Apart from the gateway's run (a far `seq`, a `seq` seen again with another `sent`): its
+        /// sightings were decided, but its `sent` is not to be trusted for anything else — not the
+        /// gateway's coverage, not its arrival, not the chain's clock.
+        case apart
         /// The same gateway and `seq` were seen before; ignored.
         case duplicate
         /// The gateway is not in the chain.
@@ -60,7 +64,7 @@ extension AggregationEngine {
         guard verdict == .accept else {
             // Apart from the gateway's run: its sightings count, its `sent` and arrival do not.
             feed(&self, gateway, &out)
-            return .accepted
+            return .apart
         }
         gateways[gateway].noteBatch(sent: sent)
         if let arrival {
