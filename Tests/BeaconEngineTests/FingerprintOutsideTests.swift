@@ -110,6 +110,21 @@ struct FingerprintOutsideTests {
         #expect(entry.time > t0 + 220_000 && entry.time <= t0 + 225_000, "in within 5 s: \(entry.time - t0)")
     }
 
+    @Test("after that exit and minutes unheard, a device heard just outside is not taken in on the old belief, as a fresh one is not")
+    func reentryAfterSilence() throws {
+        for gap: Int64 in [90_000, 180_000, 600_000] {
+            var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
+            d.hear(Fixture.phone, Self.inSection10, from: t0, to: t0 + 10_000)
+            d.hear(Fixture.phone, Self.outside, from: t0 + 10_000, to: t0 + 40_000)
+            d.clear()
+            d.hear(Fixture.phone, ["gw-a": -65, "gw-b": -78, "gw-b2": -78], from: t0 + 40_000 + gap, to: t0 + 100_000 + gap)
+            #expect(d.transitions.isEmpty, "after \(gap / 1000) s unheard: \(d.transitions)")
+        }
+        var fresh = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
+        fresh.hear(Fixture.phone, ["gw-a": -65, "gw-b": -78, "gw-b2": -78], from: t0, to: t0 + 60_000)
+        #expect(fresh.transitions.isEmpty, "fresh: \(fresh.transitions)")
+    }
+
     @Test("a device first heard outside — a passer-by — is not taken in on sightings alone")
     func passerBy() throws {
         var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))

@@ -74,6 +74,12 @@ struct FingerprintRule: SectionRule {
     static let switchOdds = 30.0
     /// No section's belief falls below this: the model is never sure enough to rule one out.
     static let floor = 1e-9
+    /// After this long unheard, s, a belief is dropped and the next step weighs the evidence
+    /// alone, as for a device never seen: the walking model steps once over the whole gap, which
+    /// is only sound over a fraction of the stay times, and by then someone outside has on average
+    /// come back in or gone (``returnTime``) — an old belief would let in a passer-by heard
+    /// through the window minutes after they left.
+    static let forgetAfter = returnTime
 
     /// Per store, its fingerprints; nil where the store is not calibrated.
     let models: [StoreFingerprints?]
@@ -180,6 +186,7 @@ struct FingerprintRule: SectionRule {
     /// sweep at the watermark).
     func step(_ belief: inout Belief?, model: StoreFingerprints, evidence: SectionEvidence, at time: EventTime) -> Int? {
         var logLikelihood = [Double](repeating: 0, count: model.stateCount)
+        if let last = belief?.time, Double(time - last) / 1000 > Self.forgetAfter { belief = nil }
         guard var next = belief else {
             guard !evidence.links.isEmpty else { return nil }
             model.logLikelihood(links: evidence.links, missed: evidence.missed, into: &logLikelihood)
