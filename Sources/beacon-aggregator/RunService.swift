@@ -98,14 +98,15 @@ struct RunService: AsyncParsableCommand {
     }
 
     /// The publishing connection's login: `--out-username` (default `<username>-out`) with the
-    /// password of `--out-password-file`, of `<password-file>-out` where that exists, or
-    /// `password` (the sightings login's). Nil without `--username`.
+    /// password of `--out-password-file`, of the password file's `-out` sibling where one exists
+    /// (``PasswordFiles/publishingSiblings(of:)``), or `password` (the sightings login's). Nil without
+    /// `--username`.
     func outboundLogin(password: String?) throws -> (username: String, password: String?)? {
         guard let username else { return nil }
         let name = outUsername ?? username + "-out"
         if let outPasswordFile { return (name, try Self.password(from: outPasswordFile, flag: "--out-password-file")) }
-        if let sibling = passwordFile.map({ $0 + "-out" }), FileManager.default.fileExists(atPath: sibling) {
-            return (name, try Self.password(from: sibling, flag: "--password-file (its -out sibling)"))
+        if let sibling = passwordFile.flatMap({ PasswordFiles.publishingSiblings(of: $0).first { FileManager.default.fileExists(atPath: $0) } }) {
+            return (name, try Self.password(from: sibling, flag: "--password-file (its -out sibling \(sibling))"))
         }
         return (name, password)
     }

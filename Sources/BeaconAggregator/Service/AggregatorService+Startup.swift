@@ -15,7 +15,7 @@ extension AggregatorService {
                 switch error {
                 case .notAuthorized, .tlsFailure:
                     // Retrying cannot fix credentials or certificates: fail loudly.
-                    logger.critical("cannot connect: \(error)")
+                    logger.critical("cannot connect as \(client.configuration.username ?? "no user") (client id \(client.clientID)): \(error)")
                     throw error
                 default:
                     logger.error("cannot connect, retrying in \(delay): \(error)")
