@@ -87,8 +87,8 @@ static inline uint64_t bn_json_mask64(__m128i a, __m128i b, __m128i c, __m128i d
 /// Counts the members a JSON text declares and notes any non-ASCII byte, 64 bytes a step where
 /// SSE2 is there. json-c keeps the last value of a repeated key without a word; comparing this
 /// count with the members of the parsed tree (bn_json_tree_members) tells whether a key repeats,
-/// for the price of one pass that also does the UTF-8 check's ASCII test (~0.5 µs for a 5 KB
-/// batch, where json-c's parse takes ~35 µs). A block holding a backslash (an escape) is walked
+/// for the price of one pass that also does the UTF-8 check's ASCII test (a small share of a
+/// json-c parse: docs/MEASUREMENTS.md). A block holding a backslash (an escape) is walked
 /// byte by byte; within strings only quotes and escapes matter.
 static inline bn_json_prescan_result bn_json_prescan(const unsigned char *p, size_t n) {
     size_t members = 0;

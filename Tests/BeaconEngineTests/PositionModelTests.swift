@@ -134,7 +134,7 @@ struct PositionModelTests {
         #expect(Self.evidence(model, []) == nil)
     }
 
-    @Test("a decision's cost: a 720 m² store of 500 cells and 15 gateways, 8 fresh links")
+    @Test("a 720 m² store is cut into 500 cells; a decision over 15 gateways and 8 fresh links is printed, not judged")
     func cost() throws {
         var sections: [ChainConfig.Section] = []
         var gateways: [ChainConfig.Gateway] = []
@@ -161,7 +161,5 @@ struct PositionModelTests {
         let perDecision = (clock.now - start) / rounds
         print("position rule: \(perDecision) per decision (500 cells × 8 links, this build)")
         #expect(checksum.isFinite)
-        // Generous: a debug build; the release figure is in the commit that measured it.
-        #expect(perDecision < .milliseconds(20))
     }
 }

@@ -9,7 +9,7 @@ import Testing
 /// under what it scores there (docs/MEASUREMENTS.md).
 @Suite("Position rule on the Kolakowski flat", .enabled(if: DatasetFixtures.kolakowskiAvailable, "../shared/testdata/datasets is absent"))
 struct PositionRealDataTests {
-    @Test("anchor cells and rooms, the report's settings", arguments: ["anchors", "rooms"])
+    @Test("anchor cells and rooms, with the flat's geometry", arguments: ["anchors", "rooms"])
     func flat(_ zones: String) throws {
         var dataset = try KolakowskiImporter.importDataset(folder: DatasetFixtures.kolakowski, zones: zones == "anchors" ? .anchors : .rooms)
         for i in dataset.chain.stores.indices { dataset.chain.stores[i].mountHeight = 0.5 }

@@ -34,7 +34,7 @@ public struct Tuning: Codable, Sendable, Equatable {
         /// path-loss model from the gateway positions with the device's power offset profiled out;
         /// a section's evidence is its best position's, and the device moves when a section's
         /// evidence over the current one, summed over time, reaches 10:1 odds (more across the
-        /// store). Uses each gateway's `path_loss_exponent` (2.7 was measured on a real flat) and
+        /// store). Uses each gateway's `path_loss_exponent` (measure it: docs/MEASUREMENTS.md) and
         /// each store's `mount_height_m`. A store without a polygon for every section and a
         /// position for every gateway decides as `hysteresis` does.
         case position

@@ -2,7 +2,7 @@
 /// GatewayTrack+Sequence.swift) and what its batches cover in time (liveness, silences).
 ///
 /// An edge counts its batches from 0 when it starts (unless its spill file continues an older
-/// run's count) and, since the `epoch` field, names that run. A batch of another epoch than the
+/// run's count) and names that run in its batches' `epoch`. A batch of another epoch than the
 /// current and the previous run's is a restart: the window starts again there, nothing counted as
 /// lost (no ordering of epochs is assumed, so a gateway clock that jumps back does no harm). Batches
 /// without an epoch (older edges, recordings) fall back to a guess: a lower `seq` with a `sent`

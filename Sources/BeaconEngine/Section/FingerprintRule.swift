@@ -52,8 +52,8 @@ struct FingerprintRule: SectionRule {
     }
 
     /// The mean time a person stays in a section before walking to a neighbour, s: the walking
-    /// model's time constant. A behavioural prior — the simulator's shoppers linger a median 45 s —
-    /// which the report's leave-one-dataset-out search did not need to move.
+    /// model's time constant. A behavioural prior (the simulator's shoppers linger a median 45 s)
+    /// that leaving one real dataset out did not move.
     static let stayTime = 30.0
     /// The mean time someone just outside a store stays there before coming in again, s: the
     /// street test's prior (``Street/returnTime``), a behaviour, not a property of the radio.
