@@ -43,6 +43,8 @@ struct CommandLineTests {
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--start", "9223372036854775000"], "--start"),
         ("beacon-sim", ["watch", "--port", "99999999999"], "--port"),
         ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--end", "9223372036854775807"], "--end"),
+        // The broker login flags (BrokerLoginOptions).
+        ("beacon-aggregator", ["run", "--config", chain, "--password-file", "p"], "--password-file needs --username"),
     ]
 
     @Test("a bad value is refused with exit 64 and a message naming the flag", arguments: cases.indices)
