@@ -43,8 +43,17 @@ struct CommandLineTests {
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--start", "9223372036854775000"], "--start"),
         ("beacon-sim", ["watch", "--port", "99999999999"], "--port"),
         ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--end", "9223372036854775807"], "--end"),
-        // The broker login flags (BrokerLoginOptions).
+        // The broker login flags: the same rules as beacon-aggregator run's, and only with a broker.
         ("beacon-aggregator", ["run", "--config", chain, "--password-file", "p"], "--password-file needs --username"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--username", "sim"], "give them with --host, not --trace"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--client-id", "sim"], "give them with --host, not --trace"),
+        ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--password-file", "p"], "--password-file needs --username"),
+        ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--tls-cert", "c.pem", "--tls-key", "k.pem"], "--tls-ca"),
+        ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--username", "sim",
+                        "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password cannot be read"),
+        ("beacon-sim", ["load", "--port", "1", "--tls-ca", "ca.pem", "--tls-cert", "c.pem"], "--tls-key"),
+        ("beacon-sim", ["load", "--port", "1", "--username", "sim", "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password cannot be read"),
+        ("beacon-sim", ["watch", "--port", "1", "--password-file", "p"], "--password-file needs --username"),
     ]
 
     @Test("a bad value is refused with exit 64 and a message naming the flag", arguments: cases.indices)
