@@ -85,7 +85,7 @@ struct CommandLineTests {
         return (child.exitStatus, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }
 
-    @Test("beacon-edge: --allow-all overrides the file's allow-list (flags override keys); a bad list item names its flag")
+    @Test("beacon-edge: --allow-all overrides the file's allow-list (flags override keys); a bad list item names its flag; the login from --username and --password-file")
     func edgeFlags() async throws {
         let all = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--allow-all", "--print-config"])
         #expect(all.status == 0, "\(all.output)")
@@ -98,6 +98,16 @@ struct CommandLineTests {
         #expect(credentials.status == 78)
         #expect(credentials.output.contains("$.broker.password_file") && credentials.output.contains("(from --password-file)"), "\(credentials.output)")
         #expect(credentials.output.contains("$.broker.tls.ca_file") && credentials.output.contains("(from --tls-ca)"), "\(credentials.output)")
+        // The login from flags alone, as a unit with a config file without one would give it.
+        let password = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-edge-password-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: password) }
+        try "p-gw\n".write(toFile: password, atomically: false, encoding: .utf8)
+        let login = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--username", "gw-12-1a", "--password-file", password, "--print-config"])
+        #expect(login.status == 0, "\(login.output)")
+        #expect(login.output.contains(#""username": "gw-12-1a""#) && login.output.contains(#""password_file": "\#(password)""#), "\(login.output)")
+        let noUser = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--password-file", password, "--print-config"])
+        #expect(noUser.status == 78)
+        #expect(noUser.output.contains("needs broker.username (or --username)"), "\(noUser.output)")
     }
 
     @Test("beacon-aggregator replay: a directory as the trace is an error, not an empty replay")
