@@ -152,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-dashboard",
             dependencies: [
-                "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire",
+                "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire", "BeaconCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

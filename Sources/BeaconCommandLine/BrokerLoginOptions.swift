@@ -4,7 +4,8 @@ import Foundation
 
 /// `--username`, `--password-file`, `--tls-ca`, `--tls-cert`, `--tls-key`: how a tool logs in to
 /// the broker, the same flags with the same rules in every tool that connects (beacon-aggregator
-/// run, beacon-sim run, load and watch), so that what works for one login works for all.
+/// run, beacon-dashboard, beacon-sim run, load and watch), so that what works for one login works
+/// for all.
 ///
 /// The password is read from a file, never taken as a flag, so that it never shows in `ps` or a
 /// shell history; the file's first line is the password (make-credentials.sh and systemd

@@ -45,6 +45,8 @@ struct CommandLineTests {
         ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--end", "9223372036854775807"], "--end"),
         // The broker login flags: the same rules as beacon-aggregator run's, and only with a broker.
         ("beacon-aggregator", ["run", "--config", chain, "--password-file", "p"], "--password-file needs --username"),
+        ("beacon-dashboard", ["--password-file", "p"], "--password-file needs --username"),
+        ("beacon-dashboard", ["--tls-cert", "c.pem", "--tls-key", "k.pem"], "--tls-ca"),
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--username", "sim"], "give them with --host, not --trace"),
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--client-id", "sim"], "give them with --host, not --trace"),
         ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--password-file", "p"], "--password-file needs --username"),
