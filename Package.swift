@@ -113,6 +113,12 @@ let package = Package(
             ],
             resources: [.embedInCode("Web/index.html"), .embedInCode("Web/dashboard.css"), .embedInCode("Web/dashboard.js")],
             swiftSettings: strict),
+        // Flags more than one executable takes alike: the broker login (--username, --password-file,
+        // --tls-*), so every tool that connects checks and reads them the same way.
+        .target(
+            name: "BeaconCommandLine",
+            dependencies: ["BeaconMQTT", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
         // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
         .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconEngine", "BeaconWire"], swiftSettings: strict),
 
@@ -129,7 +135,7 @@ let package = Package(
             name: "beacon-aggregator",
             dependencies: [
                 "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconEngine", "BeaconAggregator", "BeaconAllocator", "BeaconSim",
-                "BeaconMetricsExport",
+                "BeaconMetricsExport", "BeaconCommandLine",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -138,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-sim",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconSim", "BeaconEngine", "BeaconAggregator",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconSim", "BeaconEngine", "BeaconAggregator", "BeaconCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -146,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-dashboard",
             dependencies: [
-                "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire",
+                "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire", "BeaconCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -192,6 +198,10 @@ let package = Package(
         .testTarget(
             name: "DeploymentTests",
             dependencies: ["BeaconCore", "BeaconMQTT", "BeaconWire", "BrokerHarness", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BeaconCommandLineTests",
+            dependencies: ["BeaconCommandLine", "BeaconMQTT", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(

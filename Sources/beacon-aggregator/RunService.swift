@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCommandLine
 import BeaconEngine
 import BeaconCore
 import BeaconMetricsExport
@@ -33,26 +34,15 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "Broker port (8883 is customary with TLS).")
     var port = 1883
 
-    @Option(help: "Broker user name.")
-    var username: String?
-
-    @Option(help: "File holding the broker password (first line), so it never shows in ps.")
-    var passwordFile: String?
+    /// The sightings connection's login and the TLS of both connections.
+    @OptionGroup
+    var login: BrokerLoginOptions
 
     @Option(help: "Broker user name of the publishing connection (client id beacon-aggregator-<id>-out), default <username>-out: brokers that bind each login to one client id (the shipped dynamic-security setup) need a login per connection. Give the --username again to use one login for both.")
     var outUsername: String?
 
     @Option(help: "File holding that login's password, default the --password-file path with -out appended if that file exists (make-credentials.sh's passwords/<user>-out, a systemd credential password-out), else the --password-file.")
     var outPasswordFile: String?
-
-    @Option(help: "CA certificate (PEM) to verify the broker: enables TLS.")
-    var tlsCA: String?
-
-    @Option(help: "Client certificate (PEM), for brokers that require one.")
-    var tlsCert: String?
-
-    @Option(help: "Client key (PEM).")
-    var tlsKey: String?
 
     @Option(help: "Snapshot file of device states, restored at start when newer than the retained ones.")
     var snapshot: String?
@@ -89,12 +79,10 @@ struct RunService: AsyncParsableCommand {
         guard (0.1...86_400).contains(snapshotInterval) else { throw ValidationError("--snapshot-interval \(snapshotInterval) is not 0.1…86400 seconds") }
         guard (10...31_536_000).contains(maxBatchAge) else { throw ValidationError("--max-batch-age \(maxBatchAge) is not 10…31536000 seconds") }
         guard (0...Double(UInt32.max)).contains(sessionExpiry) else { throw ValidationError("--session-expiry \(sessionExpiry) is not 0 … \(UInt32.max) seconds") }
-        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if let metrics {
             do { _ = try ListenAddress(parsing: metrics) } catch { throw ValidationError("--metrics \(error)") }
         }
-        guard tlsCert == nil || tlsCA != nil else { throw ValidationError("--tls-cert and --tls-key need --tls-ca (the CA that signed the broker's certificate): without it the connection would not use TLS") }
-        guard username != nil || (outUsername == nil && outPasswordFile == nil) else { throw ValidationError("--out-username and --out-password-file need --username (the sightings connection's login)") }
+        guard login.username != nil || (outUsername == nil && outPasswordFile == nil) else { throw ValidationError("--out-username and --out-password-file need --username (the sightings connection's login)") }
     }
 
     /// The publishing connection's login: `--out-username` (default `<username>-out`) with the
@@ -102,21 +90,13 @@ struct RunService: AsyncParsableCommand {
     /// (``PasswordFiles/publishingSiblings(of:)``), or `password` (the sightings login's). Nil without
     /// `--username`.
     func outboundLogin(password: String?) throws -> (username: String, password: String?)? {
-        guard let username else { return nil }
+        guard let username = login.username else { return nil }
         let name = outUsername ?? username + "-out"
-        if let outPasswordFile { return (name, try Self.password(from: outPasswordFile, flag: "--out-password-file")) }
-        if let sibling = passwordFile.flatMap({ PasswordFiles.publishingSiblings(of: $0).first { FileManager.default.fileExists(atPath: $0) } }) {
-            return (name, try Self.password(from: sibling, flag: "--password-file (its -out sibling \(sibling))"))
+        if let outPasswordFile { return (name, try BrokerLoginOptions.password(from: outPasswordFile, flag: "--out-password-file")) }
+        if let sibling = login.passwordFile.flatMap({ PasswordFiles.publishingSiblings(of: $0).first { FileManager.default.fileExists(atPath: $0) } }) {
+            return (name, try BrokerLoginOptions.password(from: sibling, flag: "--password-file (its -out sibling \(sibling))"))
         }
         return (name, password)
-    }
-
-    /// The first line of `path`, a password file given with `flag`.
-    static func password(from path: String, flag: String) throws -> String {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ValidationError("\(flag) \(path) cannot be read")
-        }
-        return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
     }
 
     func run() async throws {
@@ -141,11 +121,7 @@ struct RunService: AsyncParsableCommand {
         guard !selection.owned(chain.stores.map(\.major)).isEmpty else {
             throw ValidationError("--stores \(stores ?? "") selects none of the chain's \(chain.stores.count) stores (\(chain.stores.prefix(5).map { "\($0.major)" }.joined(separator: ", "))\(chain.stores.count > 5 ? ", …" : "")): this instance would own nothing")
         }
-        let password = try passwordFile.map { try Self.password(from: $0, flag: "--password-file") }
-        var mqtt = MQTTConfiguration(host: host, port: port, clientID: "beacon-aggregator-\(aggregator)")
-        mqtt.username = username
-        mqtt.password = password
-        if let tlsCA { mqtt.tls = MQTTTLSConfiguration(caFile: tlsCA, certFile: tlsCert, keyFile: tlsKey) }
+        var mqtt = try login.configuration(host: host, port: port, clientID: "beacon-aggregator-\(aggregator)")
         mqtt.inboundBufferCapacity = AggregatorSettings.inboundBuffer
         mqtt.cleanSession = sessionExpiry == 0
         mqtt.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
@@ -161,7 +137,7 @@ struct RunService: AsyncParsableCommand {
         settings.statusInterval = .milliseconds(Int64(statusInterval * 1000))
         settings.snapshotInterval = .milliseconds(Int64(snapshotInterval * 1000))
         settings.eventTimeOnly = eventTime
-        settings.outboundLogin = try outboundLogin(password: password)
+        settings.outboundLogin = try outboundLogin(password: mqtt.password)
         settings.maxBatchAge = .milliseconds(Int64(maxBatchAge * 1000))
         // The metrics endpoint starts first and stops last, so a scrape sees the final counts.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCommandLine
 import BeaconDashboard
 import BeaconMetricsExport
 import BeaconMQTT
@@ -29,20 +30,9 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     @Option(help: "Broker port (8883 is customary with TLS).")
     var port = 1883
 
-    @Option(help: "Broker user name (a dashboard login of the ACL).")
-    var username: String?
-
-    @Option(help: "File holding the broker password (first line), so it never shows in ps.")
-    var passwordFile: String?
-
-    @Option(help: "CA certificate (PEM) to verify the broker: enables TLS.")
-    var tlsCA: String?
-
-    @Option(help: "Client certificate (PEM), for brokers that require one.")
-    var tlsCert: String?
-
-    @Option(help: "Client key (PEM).")
-    var tlsKey: String?
+    /// A dashboard login of the ACL, and TLS.
+    @OptionGroup
+    var login: BrokerLoginOptions
 
     @Option(help: "MQTT client id; default the user name (the shipped brokers bind a dashboard login to it), else beacon-dashboard-<random>.")
     var clientID: String?
@@ -60,8 +50,6 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
         _ = try listenAddress()
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
-        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
-        guard tlsCert == nil || tlsCA != nil else { throw ValidationError("--tls-cert and --tls-key need --tls-ca") }
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
@@ -77,18 +65,8 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        var password: String?
-        if let passwordFile {
-            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
-                throw ValidationError("--password-file \(passwordFile) cannot be read")
-            }
-            password = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        }
-        let id = clientID ?? username ?? "beacon-dashboard-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
-        var mqtt = MQTTConfiguration(host: host, port: port, clientID: id)
-        mqtt.username = username
-        mqtt.password = password
-        if let tlsCA { mqtt.tls = MQTTTLSConfiguration(caFile: tlsCA, certFile: tlsCert, keyFile: tlsKey) }
+        let id = clientID ?? login.username ?? "beacon-dashboard-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+        var mqtt = try login.configuration(host: host, port: port, clientID: id)
         // The retained device states arrive all at once at every (re)subscription.
         mqtt.inboundBufferCapacity = 200_000
         let address = try listenAddress()

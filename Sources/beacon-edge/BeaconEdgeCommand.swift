@@ -51,6 +51,9 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
     @Option(name: .customLong("broker-port"), help: "Broker port (broker.port).")
     var brokerPort: Int?
 
+    @Option(help: "Broker user name (broker.username): under the shipped brokers, the gateway id.")
+    var username: String?
+
     @Option(name: .customLong("password-file"), help: "File holding the broker password (broker.password_file), e.g. a systemd credential.")
     var passwordFile: String?
 
@@ -122,6 +125,7 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
         add(["section"], section.map { .int(Int64($0)) }, "--section")
         add(["broker", "host"], brokerHost.map(JSONValue.string), "--broker-host")
         add(["broker", "port"], brokerPort.map { .int(Int64($0)) }, "--broker-port")
+        add(["broker", "username"], username.map(JSONValue.string), "--username")
         add(["broker", "password_file"], passwordFile.map(JSONValue.string), "--password-file")
         add(["broker", "tls", "ca_file"], tlsCA.map(JSONValue.string), "--tls-ca")
         add(["broker", "tls", "cert_file"], tlsCert.map(JSONValue.string), "--tls-cert")

@@ -11,7 +11,14 @@ import Logging
 /// stores, M devices heard by 4 gateways each) and prints the rate it achieved — for load tests,
 /// soaks and capacity planning.
 struct Load: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Publish N stores × M devices at a target sightings/s; print what was achieved.")
+    static let configuration = CommandConfiguration(
+        abstract: "Publish N stores × M devices at a target sightings/s; print what was achieved.",
+        discussion: """
+            A secured broker takes a simulator login, as for run (make-acl.sh --simulator NAME): \
+            --username, --password-file, --tls-ca. The first batch goes at QoS 1, so that a login \
+            without the right to publish fails at once (exit 1) rather than run on into a broker that \
+            drops everything; the rest at QoS 0.
+            """)
 
     @Option(help: "Stores (the default layout, majors from 101).")
     var stores = 100
@@ -28,8 +35,11 @@ struct Load: AsyncParsableCommand {
     @Option(help: "Broker host.")
     var host = "127.0.0.1"
 
-    @Option(help: "Broker port.")
+    @Option(help: "Broker port (8883 is customary with TLS).")
     var port = 1883
+
+    @OptionGroup(title: "Broker login")
+    var broker: BrokerConnectionOptions
 
     @Option(help: "Topic root.")
     var topicRoot = "beaconnet"
@@ -45,6 +55,8 @@ struct Load: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Before anything is written: a password file that cannot be read is a usage error.
+        let mqtt = try broker.configuration(host: host, port: port, ownID: "beacon-sim-load-\(UInt32.random(in: 0...UInt32.max))")
         let config = DefaultChain.config(stores: stores)
         if let chainOut {
             let encoder = JSONEncoder()
@@ -56,21 +68,32 @@ struct Load: AsyncParsableCommand {
         var generator = try LoadGenerator(chain: chain, devices: devices, advertsPerSecond: rate / links,
                                           start: Int64(Date().timeIntervalSince1970 * 1000))
         let scheme = try TopicScheme(root: topicRoot)
-        let client = MQTTClient(configuration: MQTTConfiguration(host: host, port: port, clientID: "beacon-sim-load-\(UInt32.random(in: 0...UInt32.max))"),
-                                logger: Logger(label: "beaconnet.sim.load"))
-        try await client.connect()
+        let client = MQTTClient(configuration: mqtt, logger: Logger(label: "beaconnet.sim.load"))
+        do {
+            try await client.connect()
+        } catch {
+            throw broker.failure(error, mqtt, role: BrokerConnectionOptions.simulatorRole)
+        }
         print("beacon-sim load: \(stores) stores, \(chain.gateways.count) gateways, \(devices) devices; target \(Int(rate)) sightings/s for \(duration) s")
         let clock = ContinuousClock()
         let began = clock.now
         var sent = 0, lastReport = 0, behind = 0
+        // Whether the broker has taken a batch at QoS 1, which says whether this login may publish.
+        var acknowledged = false
         var lastTime = 0.0
         for second in 0..<duration {
             for b in generator.nextWindow() {
                 let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
                     Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
                 })
-                try await client.publish(to: scheme.string(for: .sightings(store: b.store, gateway: b.gateway)), payload: batch.encoded(),
-                                         qos: .atMostOnce, retain: false)
+                let topic = scheme.string(for: .sightings(store: b.store, gateway: b.gateway))
+                do {
+                    try await client.publish(to: topic, payload: batch.encoded(), qos: acknowledged ? .atMostOnce : .atLeastOnce, retain: false)
+                    acknowledged = true
+                } catch {
+                    guard case .notAuthorized(let reason) = error else { throw error }
+                    throw broker.refusal(of: topic, reason: reason, mqtt)
+                }
                 sent += b.sightings.count
             }
             let due = began + .seconds(second + 1)

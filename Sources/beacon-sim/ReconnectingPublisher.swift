@@ -10,8 +10,14 @@ struct ReconnectingPublisher {
     let client: MQTTClient
     private let logger: Logger
 
+    /// CONNACK codes that say "not now" rather than "not you": MQTT 3.1.1's server unavailable (3)
+    /// and MQTT 5's server unavailable (0x88) and server busy (0x89) — a broker starting or
+    /// overloaded, as the aggregator also waits out.
+    static let transientRefusals: Set<Int> = [3, 0x88, 0x89]
+
     /// Connects to the broker `configuration` names, retrying with back-off (1 s, doubling, at
-    /// most 30 s) while it is unreachable; a refusal (credentials, TLS) is thrown at once.
+    /// most 30 s) while it is unreachable or not taking clients yet; a refusal of this client
+    /// (credentials, client id, TLS) is thrown at once.
     static func connect(_ configuration: MQTTConfiguration, logger: Logger) async throws -> ReconnectingPublisher {
         let client = MQTTClient(configuration: configuration, logger: logger)
         var delay = Duration.seconds(1)
@@ -21,6 +27,8 @@ struct ReconnectingPublisher {
                 return ReconnectingPublisher(client: client, logger: logger)
             } catch {
                 switch error {
+                case .connectionRefused(let code, _) where Self.transientRefusals.contains(code):
+                    logger.warning("the broker at \(configuration.host):\(configuration.port) is not taking clients yet, retrying in \(delay): \(error)")
                 case .notAuthorized, .tlsFailure, .connectionRefused, .shutdown:
                     throw error
                 default:

@@ -13,7 +13,16 @@ import Logging
 /// rides out a broker restart (``ReconnectingPublisher``).
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Simulate shoppers and gateways; write the sightings trace and the ground truth.")
+        abstract: "Simulate shoppers and gateways; write the sightings trace and the ground truth.",
+        discussion: """
+            Publishing to a secured broker (the shipped central.conf) takes a simulator login, one that \
+            may publish as every gateway (make-acl.sh --simulator NAME; for demos and load tests, never \
+            on a production broker): --username NAME --password-file FILE, and --tls-ca CA for the TLS \
+            listener. The client id is then the user name, as the shipped brokers require.
+
+            Exit status: 0 done; 64 bad arguments; 1 the broker refused the login, TLS or a publish, or \
+            another failure (the reason on standard error).
+            """)
 
     @Option(help: "Chain config with floor polygons (default: the generated 3 stores × 6 sections).")
     var config: String?
@@ -24,8 +33,11 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Publish to this broker host (instead of writing a trace).")
     var host: String?
 
-    @Option(help: "Broker port.")
+    @Option(help: "Broker port (8883 is customary with TLS).")
     var port = 1883
+
+    @OptionGroup(title: "Broker login (with --host)")
+    var broker: BrokerConnectionOptions
 
     @Option(help: "Time compression when publishing: 1 (or 1x) is real time, 10 (or 10x) runs ten simulated seconds per second (give the aggregator --event-time).")
     var rate: TimeCompression = TimeCompression(factor: 1)
@@ -56,9 +68,14 @@ struct Run: AsyncParsableCommand {
             throw ValidationError("--duration \(duration) is not a whole number of seconds within 1…31536000 (a year; the simulator steps in 1 s batch windows)")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
+        guard host != nil || !broker.isGiven else {
+            throw ValidationError("--username, --password-file, --tls-ca, --tls-cert, --tls-key and --client-id are for publishing: give them with --host, not --trace")
+        }
     }
 
     func run() async throws {
+        // Before anything is written: a password file that cannot be read is a usage error.
+        let mqtt = try host.map { try broker.configuration(host: $0, port: port, ownID: "beacon-sim-\(seed)") }
         let chain = try loadChain(config)
         var settings = SimulationConfig()
         settings.duration = duration
@@ -71,17 +88,7 @@ struct Run: AsyncParsableCommand {
             throw ValidationError("cannot write \(truth)")
         }
         defer { try? truthOut.close() }
-        let sink: BatchSink
-        if let trace {
-            guard FileManager.default.createFile(atPath: trace, contents: nil), let out = FileHandle(forWritingAtPath: trace) else {
-                throw ValidationError("cannot write \(trace)")
-            }
-            sink = .trace(out)
-        } else {
-            let publisher = try await ReconnectingPublisher.connect(
-                MQTTConfiguration(host: host!, port: port, clientID: "beacon-sim-\(seed)"), logger: Logger(label: "beaconnet.sim"))
-            sink = .broker(publisher)
-        }
+        let sink = try await openSink(mqtt)
         var sightings = 0
         let clock = ContinuousClock()
         let began = clock.now
@@ -101,7 +108,13 @@ struct Run: AsyncParsableCommand {
                 let topic = scheme.string(for: .sightings(store: b.store, gateway: b.gateway))
                 switch sink {
                 case .trace: text += topic + " " + String(decoding: batch.encoded(), as: UTF8.self) + "\n"
-                case .broker(let publisher): try await publisher.publish(to: topic, payload: batch.encoded())
+                case .broker(let publisher):
+                    do {
+                        try await publisher.publish(to: topic, payload: batch.encoded())
+                    } catch let MQTTError.notAuthorized(reason) {
+                        // A login the broker took, without the right to publish as this gateway.
+                        throw broker.refusal(of: topic, reason: reason, publisher.client.configuration)
+                    }
                 }
             }
             if case .trace(let out) = sink { try out.write(contentsOf: Data(text.utf8)) }
@@ -123,6 +136,22 @@ struct Run: AsyncParsableCommand {
             if achieved < rate.factor * 0.9 {
                 print("beacon-sim: fell behind: \(String(format: "%.1f", elapsed)) s of wall time for \(Int(duration)) simulated seconds, \(String(format: "%.2f", achieved))× real time instead of the \(rate.factor)× asked for")
             }
+        }
+    }
+
+    /// The trace file, or the broker connected with `mqtt`.
+    func openSink(_ mqtt: MQTTConfiguration?) async throws -> BatchSink {
+        if let trace {
+            guard FileManager.default.createFile(atPath: trace, contents: nil), let out = FileHandle(forWritingAtPath: trace) else {
+                throw ValidationError("cannot write \(trace)")
+            }
+            return .trace(out)
+        }
+        guard let mqtt else { preconditionFailure("validate() lets through --trace or --host, never neither") }
+        do {
+            return .broker(try await ReconnectingPublisher.connect(mqtt, logger: Logger(label: "beaconnet.sim")))
+        } catch {
+            throw broker.failure(error, mqtt, role: BrokerConnectionOptions.simulatorRole)
         }
     }
 

@@ -7,13 +7,22 @@ import Logging
 /// `beacon-sim watch`: prints enter/exit events as they happen, one readable line each, and can
 /// record them raw (`topic payload`) for `beacon-sim evaluate`.
 struct Watch: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print live enter/exit events readably (and record them).")
+    static let configuration = CommandConfiguration(
+        abstract: "Print live enter/exit events readably (and record them).",
+        discussion: """
+            A secured broker takes a dashboard login (make-acl.sh --dashboard NAME): --username, \
+            --password-file, --tls-ca. The shipped brokers bind it to its user name as client id, so it \
+            cannot be the login a beacon-dashboard is using at the same time.
+            """)
 
     @Option(help: "Broker host.")
     var host = "127.0.0.1"
 
-    @Option(help: "Broker port.")
+    @Option(help: "Broker port (8883 is customary with TLS).")
     var port = 1883
+
+    @OptionGroup(title: "Broker login")
+    var broker: BrokerConnectionOptions
 
     @Option(help: "Also append every event as 'topic payload' to this file.")
     var record: String?
@@ -30,9 +39,13 @@ struct Watch: AsyncParsableCommand {
 
     func run() async throws {
         let scheme = try TopicScheme(root: topicRoot)
-        let client = MQTTClient(configuration: MQTTConfiguration(host: host, port: port, clientID: "beacon-sim-watch-\(UInt32.random(in: 0...UInt32.max))"),
-                                logger: Logger(label: "beaconnet.watch"))
-        try await client.connect()
+        let mqtt = try broker.configuration(host: host, port: port, ownID: "beacon-sim-watch-\(UInt32.random(in: 0...UInt32.max))")
+        let client = MQTTClient(configuration: mqtt, logger: Logger(label: "beaconnet.watch"))
+        do {
+            try await client.connect()
+        } catch {
+            throw broker.failure(error, mqtt, role: "a dashboard login (make-acl.sh --dashboard NAME)")
+        }
         let subscription = try await client.subscribe(to: [scheme.allEvents], qos: .atLeastOnce)
         var file: FileHandle?
         if let record {

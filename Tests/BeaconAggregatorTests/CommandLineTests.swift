@@ -43,6 +43,19 @@ struct CommandLineTests {
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--start", "9223372036854775000"], "--start"),
         ("beacon-sim", ["watch", "--port", "99999999999"], "--port"),
         ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--end", "9223372036854775807"], "--end"),
+        // The broker login flags: the same rules as beacon-aggregator run's, and only with a broker.
+        ("beacon-aggregator", ["run", "--config", chain, "--password-file", "p"], "--password-file needs --username"),
+        ("beacon-dashboard", ["--password-file", "p"], "--password-file needs --username"),
+        ("beacon-dashboard", ["--tls-cert", "c.pem", "--tls-key", "k.pem"], "--tls-ca"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--username", "sim"], "give them with --host, not --trace"),
+        ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--client-id", "sim"], "give them with --host, not --trace"),
+        ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--password-file", "p"], "--password-file needs --username"),
+        ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--tls-cert", "c.pem", "--tls-key", "k.pem"], "--tls-ca"),
+        ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--username", "sim",
+                        "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password cannot be read"),
+        ("beacon-sim", ["load", "--port", "1", "--tls-ca", "ca.pem", "--tls-cert", "c.pem"], "--tls-key"),
+        ("beacon-sim", ["load", "--port", "1", "--username", "sim", "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password cannot be read"),
+        ("beacon-sim", ["watch", "--port", "1", "--password-file", "p"], "--password-file needs --username"),
     ]
 
     @Test("a bad value is refused with exit 64 and a message naming the flag", arguments: cases.indices)
@@ -74,7 +87,7 @@ struct CommandLineTests {
         return (child.exitStatus, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }
 
-    @Test("beacon-edge: --allow-all overrides the file's allow-list (flags override keys); a bad list item names its flag")
+    @Test("beacon-edge: --allow-all overrides the file's allow-list (flags override keys); a bad list item names its flag; the login from --username and --password-file")
     func edgeFlags() async throws {
         let all = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--allow-all", "--print-config"])
         #expect(all.status == 0, "\(all.output)")
@@ -87,6 +100,16 @@ struct CommandLineTests {
         #expect(credentials.status == 78)
         #expect(credentials.output.contains("$.broker.password_file") && credentials.output.contains("(from --password-file)"), "\(credentials.output)")
         #expect(credentials.output.contains("$.broker.tls.ca_file") && credentials.output.contains("(from --tls-ca)"), "\(credentials.output)")
+        // The login from flags alone, as a unit with a config file without one would give it.
+        let password = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-edge-password-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: password) }
+        try "p-gw\n".write(toFile: password, atomically: false, encoding: .utf8)
+        let login = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--username", "gw-12-1a", "--password-file", password, "--print-config"])
+        #expect(login.status == 0, "\(login.output)")
+        #expect(login.output.contains(#""username": "gw-12-1a""#) && login.output.contains(#""password_file": "\#(password)""#), "\(login.output)")
+        let noUser = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--password-file", password, "--print-config"])
+        #expect(noUser.status == 78)
+        #expect(noUser.output.contains("needs broker.username (or --username)"), "\(noUser.output)")
     }
 
     @Test("beacon-aggregator replay: a directory as the trace is an error, not an empty replay")

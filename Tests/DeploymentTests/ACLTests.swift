@@ -11,14 +11,15 @@ import Testing
 struct ACLTests {
     static let root = TestPaths.packageRoot
     static let users = ["gw-1": "p-gw-1", "gw-2": "p-gw-2", "agg-1": "p-agg-1", "agg-1-out": "p-agg-1-out", "dash": "p-dash", "dash-2": "p-dash-2",
-                        "bridge-1": "p-bridge-1", "ops": "p-ops"]
+                        "bridge-1": "p-bridge-1", "ops": "p-ops", "sim": "p-sim"]
     /// The client id each dynamic-security login is bound to: its user name, but for an
     /// aggregator's two logins the ids beacon-aggregator gives its two connections.
     static func boundID(_ user: String) -> String { user.hasPrefix("agg-") ? "beacon-aggregator-\(user)" : user }
 
-    /// Two gateways of store 1, one aggregator, two dashboards, a bridge and a recorder.
+    /// Two gateways of store 1, one aggregator, two dashboards, a bridge, a recorder and a simulator.
     static let arguments = ["--gateway", "gw-1:1", "--gateway", "gw-2:1", "--aggregator", "agg-1",
-                            "--dashboard", "dash", "--dashboard", "dash-2", "--bridge", "bridge-1:1:gw-1,gw-2", "--recorder", "ops"]
+                            "--dashboard", "dash", "--dashboard", "dash-2", "--bridge", "bridge-1:1:gw-1,gw-2", "--recorder", "ops",
+                            "--simulator", "sim"]
 
     /// Runs make-acl.sh for ``arguments``.
     static func makeACL() async throws -> String {
@@ -50,6 +51,8 @@ struct ACLTests {
         ["--bridge", "bridge-1:01:gw-1"],
         ["--gateway", "gw-1:1", "--gateway", "gw-2:012"],  // a good entry first: nothing may be written
         ["--aggregator", "agg-1", "--dashboard", "agg-1-out"],  // the aggregator's publishing login
+        ["--simulator", "Sim"],
+        ["--simulator", "sim", "--recorder", "sim"],
     ])
     func refused(_ arguments: [String]) async throws {
         do {
@@ -154,16 +157,26 @@ struct ACLTests {
         try? await bridge.publish(to: "beaconnet/sightings/1/gw-2/x", payload: Array("deeper".utf8), qos: .atLeastOnce, retain: false)
         try? await bridge.publish(to: "beaconnet/sightings/2/gw-1", payload: Array("bridge, other store".utf8), qos: .atLeastOnce, retain: false)
         try? await bridge.publish(to: "beaconnet/events/1/enter", payload: Array("bridge event".utf8), qos: .atLeastOnce, retain: false)
+        // A simulator publishes as any gateway of any store, sightings and statuses, and nothing
+        // else: not deeper than a gateway's topic, not events; it reads nothing either.
+        let simulator = client(broker, "sim")
+        try await simulator.connect()
+        let simulatorInbox = Inbox(try await simulator.subscribe(to: ["beaconnet/#"], qos: .atLeastOnce))
+        try await simulator.publish(to: "beaconnet/sightings/7/gw-9", payload: Array("simulated".utf8), qos: .atLeastOnce, retain: false)
+        try await simulator.publish(to: "beaconnet/gateways/gw-9/status", payload: Array("simulated status".utf8), qos: .atLeastOnce, retain: false)
+        try? await simulator.publish(to: "beaconnet/sightings/7/gw-9/x", payload: Array("simulated deeper".utf8), qos: .atLeastOnce, retain: false)
+        try? await simulator.publish(to: "beaconnet/events/1/enter", payload: Array("simulated event".utf8), qos: .atLeastOnce, retain: false)
         // The sightings login cannot publish an event; the publishing login's do arrive, so silence
         // above means denial, not a broken path.
         try? await aggregator.publish(to: "beaconnet/events/1/enter", payload: Array("sightings login event".utf8), qos: .atLeastOnce, retain: false)
         try await publisher.publish(to: "beaconnet/events/1/enter", payload: Array("real event".utf8), qos: .atLeastOnce, retain: false)
 
         try await events.wait(for: 1)
-        try await sightings.wait(for: 3)
+        try await sightings.wait(for: 5)
         try await Task.sleep(for: .milliseconds(500))
-        #expect(sightings.texts == ["own", "status", "bridged"])
-        #expect(recorded.texts == ["own", "status", "bridged"], "sightings and statuses, no events, nothing it published")
+        #expect(sightings.texts == ["own", "status", "bridged", "simulated", "simulated status"])
+        #expect(recorded.texts == ["own", "status", "bridged", "simulated", "simulated status"], "sightings and statuses, no events, nothing it published")
+        #expect(simulatorInbox.texts.isEmpty, "the simulator reads nothing")
         #expect(events.texts == ["real event"])
         #expect(publisherInbox.texts.isEmpty, "the publishing login reads no sightings")
 
@@ -177,7 +190,7 @@ struct ACLTests {
             }
             await stranger.disconnect()
         }
-        for c in [aggregator, publisher, dashboard, gateway, other, bridge, recorder] { await c.disconnect() }
+        for c in [aggregator, publisher, dashboard, gateway, other, bridge, recorder, simulator] { await c.disconnect() }
     }
 }
 

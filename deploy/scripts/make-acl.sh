@@ -4,21 +4,25 @@
 # (user ID) and writes events, device states, occupancy, store layouts, its own status and rejects (user ID-out,
 # its publishing connection: beacon-aggregator --out-username); a dashboard only reads what
 # the aggregators publish; a recorder (an operator recording traffic for beacon-aggregator replay)
-# only reads the sightings and the gateway statuses.
+# only reads the sightings and the gateway statuses; a simulator (beacon-sim run and load) may
+# publish as every gateway: any store's sightings and any gateway's status.
 #
 #   deploy/scripts/make-acl.sh [--root beaconnet] --gateway gw-12-1a:12 [--gateway …] \
 #       --aggregator agg-1 [--aggregator …] --dashboard dashboard [--dashboard …] [--recorder ops …] \
-#       [--bridge bridge-12:12:gw-12-1a,gw-12-1b …] > acl
+#       [--bridge bridge-12:12:gw-12-1a,gw-12-1b …] [--simulator sim …] > acl
 #
 # A gateway is given as ID:STORE (its store, the iBeacon major). A bridge (a store broker's
 # connection to the central one) is ID:STORE:GATEWAYS and may forward only the sightings and
 # statuses of those gateways, in that store. The shipped brokers take these rights as logins from
 # make-dynsec.sh, which reads them here (make-credentials.sh runs it).
+#
+# A simulator login is for demos and load tests only, on a broker of their own: it can forge any
+# gateway's sightings and status, so never give one on a broker that real gateways publish to.
 set -euo pipefail
 root=beaconnet
-gateways=() aggregators=() dashboards=() bridges=() recorders=()
+gateways=() aggregators=() dashboards=() bridges=() recorders=() simulators=()
 while (($#)); do
-    case $1 in --root|--gateway|--aggregator|--dashboard|--bridge|--recorder)
+    case $1 in --root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--simulator)
         (($# >= 2)) || { echo "make-acl: $1 needs a value (see the header of $0)" >&2; exit 2; } ;;
     esac
     case $1 in
@@ -28,6 +32,7 @@ while (($#)); do
         --dashboard) dashboards+=("$2"); shift 2 ;;
         --bridge) bridges+=("$2"); shift 2 ;;
         --recorder) recorders+=("$2"); shift 2 ;;
+        --simulator) simulators+=("$2"); shift 2 ;;
         *) echo "make-acl: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     esac
 done
@@ -52,6 +57,9 @@ done
 for id in "${recorders[@]}"; do
     [[ $id =~ $valid ]] || { echo "make-acl: --recorder $id must be a-z, 0-9, -" >&2; exit 2; }
 done
+for id in "${simulators[@]}"; do
+    [[ $id =~ $valid ]] || { echo "make-acl: --simulator $id must be a-z, 0-9, -" >&2; exit 2; }
+done
 for entry in "${bridges[@]}"; do
     IFS=: read -r id store list <<< "$entry"
     [[ $id =~ $valid && $store =~ $major && $((10#$store)) -le 65535 && -n $list ]] ||
@@ -66,7 +74,7 @@ done
 names=()
 for entry in "${gateways[@]}" "${bridges[@]}"; do names+=("${entry%%:*}"); done
 for id in "${aggregators[@]}"; do names+=("$id" "$id-out"); done
-names+=("${dashboards[@]}" "${recorders[@]}")
+names+=("${dashboards[@]}" "${recorders[@]}" "${simulators[@]}")
 repeated=$(printf '%s\n' "${names[@]}" | sort | uniq -d | head -n 1)
 [[ -z $repeated ]] || { echo "make-acl: the name $repeated is given twice (an aggregator ID also takes ID-out for its publishing login)" >&2; exit 2; }
 
@@ -106,4 +114,8 @@ for entry in "${bridges[@]}"; do
 done
 for id in "${recorders[@]}"; do
     printf '\nuser %s\ntopic read %s/sightings/#\ntopic read %s/gateways/+/status\n' "$id" "$root" "$root"
+done
+for id in "${simulators[@]}"; do
+    # Every gateway's topics, exactly (sightings/STORE/GATEWAY): the simulator publishes as each.
+    printf '\nuser %s\ntopic write %s/sightings/+/+\ntopic write %s/gateways/+/status\n' "$id" "$root" "$root"
 done

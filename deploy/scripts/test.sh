@@ -42,7 +42,7 @@ fi
 # live-scan test (its virtual machine takes both cores for about a minute); the pure suites (the
 # engine, the simulator and its real-recording tables, the wire and the parsers: CPU-bound, no
 # timing); then everything that runs real brokers and programs. Each runs whatever the others' outcome.
-pure="BeaconCoreTests|BeaconWireTests|BeaconEngineTests|BeaconSimTests"
+pure="BeaconCoreTests|BeaconWireTests|BeaconEngineTests|BeaconSimTests|BeaconCommandLineTests"
 status=0
 summary=()
 phase() {

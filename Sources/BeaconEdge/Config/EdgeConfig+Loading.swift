@@ -229,7 +229,7 @@ private struct ConfigReader {
         broker.passwordFile = string(node["password_file"], "$.broker.password_file")
         broker.keepAliveSeconds = integer(node["keep_alive_s"], "$.broker.keep_alive_s", in: 5...3600, default: 30) ?? 30
         if let file = broker.passwordFile {
-            if broker.username == nil { fail("$.broker.password_file", "needs broker.username") }
+            if broker.username == nil { fail("$.broker.password_file", "needs broker.username (or --username)") }
             if let data = FileManager.default.contents(atPath: file) {
                 var text = String(decoding: data, as: UTF8.self)
                 while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }

@@ -1,0 +1,78 @@
+public import ArgumentParser
+public import BeaconMQTT
+import Foundation
+
+/// `--username`, `--password-file`, `--tls-ca`, `--tls-cert`, `--tls-key`: how a tool logs in to
+/// the broker, the same flags with the same rules in every tool that connects (beacon-aggregator
+/// run, beacon-dashboard, beacon-sim run, load and watch), so that what works for one login works
+/// for all.
+///
+/// The password is read from a file, never taken as a flag, so that it never shows in `ps` or a
+/// shell history; the file's first line is the password (make-credentials.sh and systemd
+/// credentials write it so, a trailing newline or not).
+public struct BrokerLoginOptions: ParsableArguments, Sendable {
+    @Option(help: "Broker user name.")
+    public var username: String?
+
+    @Option(help: "File holding the broker password (first line), so it never shows in ps.")
+    public var passwordFile: String?
+
+    @Option(help: "CA certificate (PEM) to verify the broker: enables TLS.")
+    public var tlsCA: String?
+
+    @Option(help: "Client certificate (PEM), for brokers that require one.")
+    public var tlsCert: String?
+
+    @Option(help: "Client key (PEM).")
+    public var tlsKey: String?
+
+    /// No login, no TLS: what the flags mean when none is given.
+    public init() {}
+
+    /// Whether any of the flags was given (a tool that may not connect at all refuses them then).
+    public var isGiven: Bool {
+        username != nil || passwordFile != nil || tlsCA != nil || tlsCert != nil || tlsKey != nil
+    }
+
+    /// The combinations that cannot work are refused before anything connects: a broker would
+    /// answer them with a refusal that names neither the flag nor the fix.
+    public func validate() throws {
+        // Without a user name libmosquitto sends no password at all: the connection would be
+        // anonymous and refused, as if the password were wrong.
+        guard passwordFile == nil || username != nil else {
+            throw ValidationError("--password-file needs --username (the login whose password it holds)")
+        }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard tlsCert == nil || tlsCA != nil else {
+            throw ValidationError("--tls-cert and --tls-key need --tls-ca (the CA that signed the broker's certificate): without it the connection would not use TLS")
+        }
+    }
+
+    /// The password of `--password-file`, or nil without one.
+    public func password() throws -> String? {
+        try passwordFile.map { try Self.password(from: $0, flag: "--password-file") }
+    }
+
+    /// The first line of `path`, a password file given with `flag` (named in the error).
+    public static func password(from path: String, flag: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ValidationError("\(flag) \(path) cannot be read")
+        }
+        return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    }
+
+    /// The TLS settings of `--tls-*`, or nil for plain TCP.
+    public var tls: MQTTTLSConfiguration? {
+        tlsCA.map { MQTTTLSConfiguration(caFile: $0, certFile: tlsCert, keyFile: tlsKey) }
+    }
+
+    /// A configuration for the broker at `host`:`port` as `clientID`, with this login and TLS;
+    /// the password file is read here, so a missing one is reported before anything connects.
+    public func configuration(host: String, port: Int, clientID: String) throws -> MQTTConfiguration {
+        var configuration = MQTTConfiguration(host: host, port: port, clientID: clientID)
+        configuration.username = username
+        configuration.password = try password()
+        configuration.tls = tls
+        return configuration
+    }
+}
