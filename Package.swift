@@ -175,7 +175,9 @@ let package = Package(
         // A real mosquitto on a free loopback port, for integration tests (never a mock broker).
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
         // Where tests find the package and ../shared/testdata; hex fixtures.
-        .target(name: "TestSupport", dependencies: ["BeaconCore", "BeaconEngine"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport", dependencies: ["BeaconCore", "BeaconEngine", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport", swiftSettings: strict),
         // A virtual LE controller behind Linux's /dev/vhci for the live-scan test
         // (deploy/scripts/live-scan-test.sh): the pure command and replay logic, unit-tested, and
         // the small executable that runs it in the test's virtual machine.

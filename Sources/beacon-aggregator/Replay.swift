@@ -15,7 +15,8 @@ struct Replay: ParsableCommand {
         abstract: "Replay a recorded sightings trace and print what the aggregator would publish.",
         discussion: """
             Record a trace with: mosquitto_sub -v -t 'beaconnet/sightings/#' -t 'beaconnet/gateways/+/status' > trace.txt
-            Output lines are 'topic payload', like mosquitto_sub -v; problems go to standard error.
+            Output lines are 'topic payload', like mosquitto_sub -v; problems go to standard error, and \
+            so does, every 5 s of a replay that runs longer, how far it has got.
             """)
 
     @Option(help: "The chain config (JSON).")
@@ -91,6 +92,7 @@ struct Replay: ParsableCommand {
         // At most 512 MiB of payloads held: event time stalls when one of only two gateways stops.
         var held = reorder > 0 ? EventTimeReorder<(TraceReader.Line, Int)>(window: Int64(reorder * 1000), capacity: 512 << 20) : nil
         var warned = false
+        var progress = TraceProgress()
         while let line = reader.next() {
             switch line {
             case .failure(let error):
@@ -108,6 +110,7 @@ struct Replay: ParsableCommand {
                     handle(line, number: reader.lineNumber)
                 }
             }
+            progress.check(reader: reader, processor: processor)
         }
         while let (due, number) = held?.pop(flush: true) { handle(due, number: number) }
         if let error = reader.readError {
@@ -120,6 +123,11 @@ struct Replay: ParsableCommand {
             for o in out { output.line(o.traceLine) }
         }
         output.flush()
+        FileHandleStderr.write(Self.summary(of: processor))
+    }
+
+    /// The last line on standard error: what was read, rejected and decided.
+    static func summary(of processor: MessageProcessor) -> String {
         let c = processor.counters
         // A batch 64 or more of its gateway's batches older than the newest and sent well before
         // it is taken for a repeat: in a trace edited or merged by hand that is data lost, so it
@@ -128,6 +136,6 @@ struct Replay: ParsableCommand {
         var duplicates = d == 0 ? "" : ", \(d) batches ignored as repeats of a seq already seen (or 64 or more older than their gateway's newest and sent 30 s or more before it)"
         let anomalies = processor.engine.gatewayCounters().reduce(0) { $0 + $1.seqAnomalies }
         if anomalies > 0 { duplicates += ", \(anomalies) sequence anomalies (seq_anomalies: docs/ENGINE.md)" }
-        FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\(duplicates)\n")
+        return "replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\(duplicates)\n"
     }
 }

@@ -2,6 +2,8 @@ import AsyncAlgorithms
 import BeaconCore
 import BeaconEdge
 import Foundation
+import Synchronization
+import TestSupport
 import Testing
 
 /// The replay source on its own: pacing, the clock between records, and the end of the file.
@@ -114,6 +116,47 @@ struct ReplayTests {
             let times = try await items(of: replay, from: channel).compactMap { if case .packet(let p) = $0 { p.time } else { nil } }
             #expect(times == [1_704_067_200_000_000, 1_704_067_200_001_000])
             #expect(ContinuousClock.now - started < .seconds(30), "the replay waited for the leap")
+        }
+    }
+
+    @Test("the progress tracker: the share by bytes, the capture time reached, what the broker took, on a clock moved by hand")
+    func progressTracker() {
+        let clock = ManualClock()
+        var tracker = BtsnoopReplay.ProgressTracker(total: 1000, clock: clock, interval: .seconds(5))
+        let counters = EdgeCounters()
+        tracker.read(offset: 16)
+        tracker.reached(microseconds: 1_704_067_200_000_000)
+        #expect(tracker.report(counters: counters) == nil, "nothing before the interval")
+        tracker.read(offset: 500)
+        tracker.reached(microseconds: 1_704_067_290_000_000)
+        counters.publishedBatches.wrappingAdd(1, ordering: .relaxed)
+        counters.published.wrappingAdd(7, ordering: .relaxed)
+        clock.advance(by: .seconds(5))
+        let report = tracker.report(counters: counters)
+        #expect(report?.line == "50 % of the capture (2 records), capture time 2024-01-01 00:01:30 UTC (1 min 30 s in), "
+            + "1 batches and 7 sightings published, 5 s elapsed")
+        #expect(tracker.report(counters: counters) == nil, "once per interval")
+    }
+
+    @Test("a replay running longer than the progress interval logs how far it has got; a shorter one logs nothing more")
+    func progressLogged() async throws {
+        let event = legacyEvent(data: iBeaconData(csaccaUUID, major: 1, minor: 1))
+        let file = try capture([(0, event), (2_000_000, event)])
+        for (interval, logged) in [(Duration.milliseconds(100), true), (.seconds(3600), false)] {
+            let log = LogCapture()
+            let channel = AsyncChannel<[SourceItem]>()
+            let replay = BtsnoopReplay(
+                file: file, path: "synthetic", speed: .factor(4), output: channel, counters: EdgeCounters(),
+                progressInterval: interval, logger: log.logger())
+            _ = try await items(of: replay, from: channel)
+            let reports = log.messages.filter { $0.hasPrefix("info replay: ") }
+            if logged {
+                // 0.5 s of wall time: a report at least once the gap is waited out, every 100 ms at most.
+                #expect(!reports.isEmpty, "\(log.messages)")
+                #expect(reports.allSatisfy { $0.contains("% of the capture (") && $0.contains("capture time 2024-01-01 00:00:0") }, "\(reports)")
+            } else {
+                #expect(reports.isEmpty, "\(reports)")
+            }
         }
     }
 }

@@ -16,6 +16,11 @@ public struct TraceReader: ~Copyable {
     public private(set) var lineNumber = 0
     /// Why reading stopped early (a directory, an I/O error), or nil at a clean end of file.
     public private(set) var readError: TraceError?
+    /// Bytes read so far, line ends included.
+    public private(set) var bytesRead = 0
+    /// The file's size in bytes when it was opened, for how far a replay has got; nil for standard
+    /// input, a pipe or anything else whose size is not known in advance.
+    public let size: Int?
 
     /// Opens `path` (`-` for standard input); throws with errno's text.
     public init(path: String) throws(TraceError) {
@@ -30,6 +35,8 @@ public struct TraceReader: ~Copyable {
             }
             file = f
         }
+        var status = stat()
+        size = fstat(fileno(file), &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : nil
     }
 
     deinit {
@@ -53,6 +60,7 @@ public struct TraceReader: ~Copyable {
             return nil
         }
         lineNumber += 1
+        bytesRead += count
         var length = count
         while length > 0, buffer[length - 1] == 0x0A || buffer[length - 1] == 0x0D { length -= 1 }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: length)

@@ -88,7 +88,8 @@ public final class EdgeRuntime: Sendable {
             self.source = HCIScanService(scanner: scanner, output: pipeline.input, logger: logger("hci"))
         case .replay(let file, let path, let speed, let offset):
             self.source = BtsnoopReplay(
-                file: file, path: path, speed: speed, timeOffset: offset, output: pipeline.input, logger: logger("replay"))
+                file: file, path: path, speed: speed, timeOffset: offset, output: pipeline.input, counters: counters,
+                logger: logger("replay"))
         }
     }
 

@@ -50,6 +50,10 @@ public final class BtsnoopReplay: Service, Sendable {
     /// Added to every recorded time (µs): 0 keeps the recorded times; ``rebasedOffset(for:)``
     /// moves the first record to now.
     public let timeOffset: Int64
+    /// What the broker has acknowledged, for the progress reports; nil leaves that out.
+    public let counters: EdgeCounters?
+    /// Wall time between progress reports (``ProgressTracker``), and before the first.
+    public let progressInterval: Duration
     private let output: AsyncChannel<[SourceItem]>
     private let logger: Logger
 
@@ -101,12 +105,14 @@ public final class BtsnoopReplay: Service, Sendable {
     /// Makes the replay; `output` is the pipeline's input channel.
     public init(
         file: BtsnoopFile, path: String, speed: Speed, timeOffset: Int64 = 0, output: AsyncChannel<[SourceItem]>,
-        logger: Logger
+        counters: EdgeCounters? = nil, progressInterval: Duration = .seconds(5), logger: Logger
     ) {
         self.file = file
         self.path = path
         self.speed = speed
         self.timeOffset = timeOffset
+        self.counters = counters
+        self.progressInterval = progressInterval
         self.output = output
         self.logger = logger
     }
@@ -121,9 +127,12 @@ public final class BtsnoopReplay: Service, Sendable {
         var implausible = 0
         let clock = ContinuousClock()
         var origin: (wall: ContinuousClock.Instant, capture: Int64)?
+        var progress = ProgressTracker(total: file.bytes.count, clock: clock, interval: progressInterval)
         do {
             while let (record, verdict) = try timeline.next() {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
+                progress.read(offset: record.offset)
+                progress.log(to: logger, counters: counters, path: path)
                 guard let event = record.hciEvent else { continue }
                 guard case .time(let recorded) = verdict, let time = Self.replayTime(recorded, offset: timeOffset) else {
                     // A corrupt record, or one the wire cannot date: its reports cannot be placed.
@@ -139,6 +148,7 @@ public final class BtsnoopReplay: Service, Sendable {
                     }
                     continue
                 }
+                progress.reached(microseconds: time)
                 if case .factor(let factor) = speed {
                     let start = origin ?? (clock.now, time)
                     origin = start
@@ -154,7 +164,7 @@ public final class BtsnoopReplay: Service, Sendable {
                             await output.send(chunk)
                             chunk.removeAll(keepingCapacity: true)
                         }
-                        try await wait(until: due, next: time, origin: start, factor: factor, clock: clock)
+                        try await wait(until: due, next: time, origin: start, factor: factor, clock: clock, progress: &progress)
                     }
                 }
                 chunk.append(.packet(HCIPacket(event: event, time: time)))
@@ -176,12 +186,14 @@ public final class BtsnoopReplay: Service, Sendable {
     /// Sleeps until `due`, telling the pipeline the capture's clock every 100 ms of wall time so
     /// that windows close (and heartbeats go out) during gaps between records. The clock never
     /// passes `next`, the record still to come: when this task wakes late (a busy machine), a tick
-    /// past it would close a window before that record is in it.
+    /// past it would close a window before that record is in it. Progress is reported during the
+    /// wait too: a gap in the capture can be long.
     private func wait(
         until due: ContinuousClock.Instant, next: Int64, origin: (wall: ContinuousClock.Instant, capture: Int64),
-        factor: Double, clock: ContinuousClock
+        factor: Double, clock: ContinuousClock, progress: inout ProgressTracker<ContinuousClock>
     ) async throws {
         while !Task.isShuttingDownGracefully {
+            progress.log(to: logger, counters: counters, path: path)
             let now = clock.now
             if now >= due { return }
             try await Task.sleep(until: min(due, now + .milliseconds(100)), clock: clock)
