@@ -16,6 +16,11 @@ struct Replay: ParsableCommand {
         discussion: """
             Record a trace with: mosquitto_sub -v -t 'beaconnet/sightings/#' -t 'beaconnet/gateways/+/status' > trace.txt
             Output lines are 'topic payload', like mosquitto_sub -v; problems go to standard error.
+            Messages the aggregator would refuse are refused as it would (exit 0); a trace that cannot \
+            be read, has lines that are not 'topic payload' or ends mid-message exits 65 after \
+            replaying what it could.
+
+            \(ExitStatus.help)
             """)
 
     @Option(help: "The chain config (JSON).")
@@ -56,8 +61,7 @@ struct Replay: ParsableCommand {
         do {
             chain = try ChainConfig.load(path: config, tuning: tuning).resolve()
         } catch {
-            FileHandleStderr.write("\(error)\n")
-            throw ExitCode(2)
+            throw ExitCode(.configError, saying: "\(error)")
         }
         let selection: StoreSelection
         do { selection = try stores.map { try StoreSelection(parsing: $0) } ?? .all } catch {
@@ -75,15 +79,41 @@ struct Replay: ParsableCommand {
         processor.maxBatchAge = Int64(maxBatchAge * 1000)
         var reader: TraceReader
         do { reader = try TraceReader(path: trace) } catch {
-            FileHandleStderr.write("\(error)\n")
-            throw ExitCode(2)
+            throw ExitCode(.dataError, saying: "\(error)")
+        }
+        var output = BufferedStdout()
+        let damage = replay(&reader, into: &processor, output: &output)
+        if let error = reader.readError {
+            output.flush()
+            throw ExitCode(.dataError, saying: "\(error)")
         }
         var out: [Outbound] = []
-        var output = BufferedStdout()
+        if drain > 0, processor.engine.latestEventTime != .min {
+            processor.drain(to: processor.engine.latestEventTime + Int64(drain * 1000), into: &out)
+            for o in out { output.line(o.traceLine) }
+        }
+        output.flush()
+        FileHandleStderr.write(Self.summary(processor))
+        // Last, after everything the trace did hold was replayed: a damaged trace still shows
+        // what it can, and the status says it is damaged.
+        if let damage { throw ExitCode(.dataError, saying: "replay: \(trace) \(damage)") }
+    }
+
+    /// Runs every line of the trace through `processor`, in file order or put back into event
+    /// time (`--reorder`), printing what it publishes. Returns what is wrong with the trace as a
+    /// file — lines that are not `topic payload`, a last line cut off mid-message — or nil.
+    func replay(_ reader: inout TraceReader, into processor: inout MessageProcessor, output: inout BufferedStdout) -> String? {
+        var out: [Outbound] = []
+        var badLines = 0
+        var cutOffLine: Int?
+        var cutOffRejected = false
         func handle(_ line: TraceReader.Line, number: Int) {
             let verdict = processor.handle(topic: line.topic, payload: line.payload, now: nil, into: &out)
             if case .rejected(let reason, let detail) = verdict {
                 FileHandleStderr.write("trace line \(number): rejected (\(reason)): \(detail)\n")
+                // A last line without its line end that does not decode was cut off mid-message;
+                // one that decodes was only written without a final newline.
+                if number == cutOffLine { cutOffRejected = true }
             }
             for o in out { output.line(o.traceLine) }
             out.removeAll(keepingCapacity: true)
@@ -92,8 +122,10 @@ struct Replay: ParsableCommand {
         var held = reorder > 0 ? EventTimeReorder<(TraceReader.Line, Int)>(window: Int64(reorder * 1000), capacity: 512 << 20) : nil
         var warned = false
         while let line = reader.next() {
+            if reader.endsMidLine { cutOffLine = reader.lineNumber }
             switch line {
             case .failure(let error):
+                badLines += 1
                 FileHandleStderr.write("\(error)\n")
             case .success(let line):
                 if held != nil {
@@ -110,16 +142,14 @@ struct Replay: ParsableCommand {
             }
         }
         while let (due, number) = held?.pop(flush: true) { handle(due, number: number) }
-        if let error = reader.readError {
-            output.flush()
-            FileHandleStderr.write("\(error)\n")
-            throw ExitCode(2)
-        }
-        if drain > 0, processor.engine.latestEventTime != .min {
-            processor.drain(to: processor.engine.latestEventTime + Int64(drain * 1000), into: &out)
-            for o in out { output.line(o.traceLine) }
-        }
-        output.flush()
+        var damage: [String] = []
+        if badLines > 0 { damage.append("has \(badLines) line(s) that are not 'topic payload'") }
+        if let cutOffLine, cutOffRejected { damage.append("ends mid-message: line \(cutOffLine) has no line end and does not decode (cut off while recorded or copied?)") }
+        return damage.isEmpty ? nil : damage.joined(separator: " and ")
+    }
+
+    /// The last line on standard error: what was replayed, refused and decided.
+    static func summary(_ processor: MessageProcessor) -> String {
         let c = processor.counters
         // A batch 64 or more of its gateway's batches older than the newest and sent well before
         // it is taken for a repeat: in a trace edited or merged by hand that is data lost, so it
@@ -128,6 +158,6 @@ struct Replay: ParsableCommand {
         var duplicates = d == 0 ? "" : ", \(d) batches ignored as repeats of a seq already seen (or 64 or more older than their gateway's newest and sent 30 s or more before it)"
         let anomalies = processor.engine.gatewayCounters().reduce(0) { $0 + $1.seqAnomalies }
         if anomalies > 0 { duplicates += ", \(anomalies) sequence anomalies (seq_anomalies: docs/ENGINE.md)" }
-        FileHandleStderr.write("replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\(duplicates)\n")
+        return "replay: \(c.messages) messages, \(c.sightings) sightings, \(c.rejects.values.reduce(0, +)) rejected\(c.rejects.isEmpty ? "" : " (" + c.rejects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"), \(processor.engine.statistics.transitions) transitions\(duplicates)\n"
     }
 }

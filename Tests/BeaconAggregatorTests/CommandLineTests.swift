@@ -89,10 +89,10 @@ struct CommandLineTests {
         #expect(credentials.output.contains("$.broker.tls.ca_file") && credentials.output.contains("(from --tls-ca)"), "\(credentials.output)")
     }
 
-    @Test("beacon-aggregator replay: a directory as the trace is an error, not an empty replay")
+    @Test("beacon-aggregator replay: a directory as the trace is bad input data (65), not an empty replay")
     func replayDirectory() async throws {
         let result = try await Self.run("beacon-aggregator", ["replay", "--config", Self.chain, FileManager.default.temporaryDirectory.path])
-        #expect(result.status == 2)
+        #expect(result.status == 65)
         #expect(result.output.contains("cannot read the trace"), "\(result.output)")
     }
     @Test("beacon-sim run → replay --drain → evaluate: the drain's exits, after the simulation ended, are not scored")

@@ -16,6 +16,10 @@ public struct TraceReader: ~Copyable {
     public private(set) var lineNumber = 0
     /// Why reading stopped early (a directory, an I/O error), or nil at a clean end of file.
     public private(set) var readError: TraceError?
+    /// Whether the line last read had no line end: only the last line can, and `mosquitto_sub -v`
+    /// ends every line, so the file was cut off mid-message (a recording stopped by a full disk, a
+    /// copy that stopped short) — or written by hand without a final newline.
+    public private(set) var endsMidLine = false
 
     /// Opens `path` (`-` for standard input); throws with errno's text.
     public init(path: String) throws(TraceError) {
@@ -53,6 +57,7 @@ public struct TraceReader: ~Copyable {
             return nil
         }
         lineNumber += 1
+        endsMidLine = buffer[count - 1] != 0x0A
         var length = count
         while length > 0, buffer[length - 1] == 0x0A || buffer[length - 1] == 0x0D { length -= 1 }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
