@@ -146,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-dashboard",
             dependencies: [
-                "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire",
+                "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire", "BeaconCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import BeaconDashboard
 import BeaconMetricsExport
 import BeaconMQTT
@@ -20,7 +21,11 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
             and their events, as a dashboard login of the shipped ACL (make-acl.sh --dashboard), and \
             serves the page, a JSON API and server-sent events on --listen. See docs/DASHBOARD.md.
 
-            Exit status: 0 after SIGTERM/SIGINT; 64 bad arguments; 1 the listen address cannot be bound.
+            Runs until SIGTERM or SIGINT (exit 0). A broker that cannot be reached or refuses the login \
+            is shown on the page and retried; a --listen address that cannot be bound exits 69, a \
+            --password-file that cannot be read 78.
+
+            \(ExitStatus.help)
             """)
 
     @Option(help: "Broker host.")
@@ -80,7 +85,7 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
         var password: String?
         if let passwordFile {
             guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
-                throw ValidationError("--password-file \(passwordFile) cannot be read")
+                throw Self.failure(.configError, "--password-file \(passwordFile) cannot be read")
             }
             password = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         }
@@ -98,6 +103,17 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: DashboardService(settings: settings, logger: logger))],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            // The dashboard's services retry the broker for ever: what ends them is the listener.
+            throw Self.failure(.unavailable, "cannot serve on \(listen): \(error)")
+        }
+    }
+
+    /// Says `message` on standard error and gives the exit code of `status`.
+    static func failure(_ status: ExitStatus, _ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("beacon-dashboard: \(message)\n".utf8))
+        return ExitCode(status.rawValue)
     }
 }

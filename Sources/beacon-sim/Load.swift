@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCore
 import BeaconEngine
 import BeaconMQTT
 import BeaconSim
@@ -11,7 +12,13 @@ import Logging
 /// stores, M devices heard by 4 gateways each) and prints the rate it achieved — for load tests,
 /// soaks and capacity planning.
 struct Load: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Publish N stores × M devices at a target sightings/s; print what was achieved.")
+    static let configuration = CommandConfiguration(
+        abstract: "Publish N stores × M devices at a target sightings/s; print what was achieved.",
+        discussion: """
+            A broker that cannot be reached, refuses the connection or is lost during the run exits 69.
+
+            \(ExitStatus.help)
+            """)
 
     @Option(help: "Stores (the default layout, majors from 101).")
     var stores = 100
@@ -42,14 +49,26 @@ struct Load: AsyncParsableCommand {
             throw ValidationError("--stores 1…1000, --devices 1…1 000 000, --rate in (0, 1e8], --duration 1…31536000")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() async throws {
+        do {
+            try await load()
+        } catch let error as MQTTError {
+            throw ExitCode(.unavailable, saying: "the broker at \(host):\(port): \(error)")
+        }
+    }
+
+    /// Publishes the traffic, reporting the achieved rate every 10 s.
+    func load() async throws {
         let config = DefaultChain.config(stores: stores)
         if let chainOut {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(config).write(to: URL(fileURLWithPath: chainOut))
+            do { try encoder.encode(config).write(to: URL(fileURLWithPath: chainOut)) } catch {
+                throw ValidationError("--chain-out \(chainOut): \(error.localizedDescription)")
+            }
         }
         let chain = try config.resolve()
         let links = Double(devices * min(4, chain.stores[0].gateways.count))

@@ -13,7 +13,14 @@ import Logging
 /// rides out a broker restart (``ReconnectingPublisher``).
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Simulate shoppers and gateways; write the sightings trace and the ground truth.")
+        abstract: "Simulate shoppers and gateways; write the sightings trace and the ground truth.",
+        discussion: """
+            A --config that fails validation, or lacks the floor polygons and gateway positions a \
+            simulation needs, exits 78. An unreachable broker is retried; one that refuses the \
+            connection, or is lost for good, ends it with 69.
+
+            \(ExitStatus.help)
+            """)
 
     @Option(help: "Chain config with floor polygons (default: the generated 3 stores × 6 sections).")
     var config: String?
@@ -56,6 +63,7 @@ struct Run: AsyncParsableCommand {
             throw ValidationError("--duration \(duration) is not a whole number of seconds within 1…31536000 (a year; the simulator steps in 1 s batch windows)")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() async throws {
@@ -65,8 +73,20 @@ struct Run: AsyncParsableCommand {
         settings.seed = seed
         simulated.apply(to: &settings)
         if let start { settings.start = start } else if host != nil { settings.start = Int64(Date().timeIntervalSince1970 * 1000) }
-        var simulation = try Simulation(chain: chain, config: settings)
+        var simulation: Simulation
+        do { simulation = try Simulation(chain: chain, config: settings) } catch {
+            throw ExitCode(.configError, saying: "\(config ?? "the default chain"): \(error)")
+        }
         let scheme = try TopicScheme(root: topicRoot)
+        do {
+            try await simulate(&simulation, chain: chain, settings: settings, scheme: scheme)
+        } catch let error as MQTTError {
+            throw ExitCode(.unavailable, saying: "the broker at \(host ?? ""):\(port): \(error)")
+        }
+    }
+
+    /// Runs the simulation window by window into the trace or the broker, writing the truth.
+    func simulate(_ simulation: inout Simulation, chain: Chain, settings: SimulationConfig, scheme: TopicScheme) async throws {
         guard FileManager.default.createFile(atPath: truth, contents: nil), let truthOut = FileHandle(forWritingAtPath: truth) else {
             throw ValidationError("cannot write \(truth)")
         }
@@ -144,10 +164,12 @@ struct Run: AsyncParsableCommand {
     }
 }
 
+/// The chain at `path`, or the default one; one that fails validation ends the program with
+/// ``ExitStatus/configError``.
 func loadChain(_ path: String?) throws -> Chain {
     do {
         return try (path.map { try ChainConfig.load(path: $0) } ?? DefaultChain.config()).resolve()
     } catch let error as ConfigError {
-        throw ValidationError(error.description)
+        throw ExitCode(.configError, saying: error.description)
     }
 }

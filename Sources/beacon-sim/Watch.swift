@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import BeaconMQTT
 import BeaconWire
 import Foundation
@@ -7,7 +8,13 @@ import Logging
 /// `beacon-sim watch`: prints enter/exit events as they happen, one readable line each, and can
 /// record them raw (`topic payload`) for `beacon-sim evaluate`.
 struct Watch: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print live enter/exit events readably (and record them).")
+    static let configuration = CommandConfiguration(
+        abstract: "Print live enter/exit events readably (and record them).",
+        discussion: """
+            Runs until stopped. A broker that cannot be reached or refuses the connection exits 69.
+
+            \(ExitStatus.help)
+            """)
 
     @Option(help: "Broker host.")
     var host = "127.0.0.1"
@@ -26,14 +33,20 @@ struct Watch: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() async throws {
         let scheme = try TopicScheme(root: topicRoot)
         let client = MQTTClient(configuration: MQTTConfiguration(host: host, port: port, clientID: "beacon-sim-watch-\(UInt32.random(in: 0...UInt32.max))"),
                                 logger: Logger(label: "beaconnet.watch"))
-        try await client.connect()
-        let subscription = try await client.subscribe(to: [scheme.allEvents], qos: .atLeastOnce)
+        let subscription: MQTTSubscription
+        do {
+            try await client.connect()
+            subscription = try await client.subscribe(to: [scheme.allEvents], qos: .atLeastOnce)
+        } catch {
+            throw ExitCode(.unavailable, saying: "the broker at \(host):\(port): \(error)")
+        }
         var file: FileHandle?
         if let record {
             // Appends: a second watch of the same run adds to its recording (evaluate drops repeats).

@@ -136,14 +136,14 @@ struct CommandLineTests {
         #expect(try await sightings(["--packet-loss", "0.99"]) < base / 10)
         #expect(base > 0)
     }
-    @Test("beacon-sim evaluate: a file with no events or states (the sightings trace, another root) is refused, not scored 0 %")
+    @Test("beacon-sim evaluate: a file with no events or states (the sightings trace, another root) is refused (65), not scored 0 %")
     func evaluateWrongFile() async throws {
         let directory = try TestDirectory.make("evaluate-wrong")
         let trace = directory.appendingPathComponent("trace.txt").path, truth = trace + ".truth"
         let made = try await Self.run("beacon-sim", ["run", "--trace", trace, "--truth", truth, "--duration", "60"])
         #expect(made.status == 0, "\(made.output)")
         let result = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--events", trace])
-        #expect(result.status != 0)
+        #expect(result.status == 65)
         #expect(result.output.contains("has no event or device state"), "\(result.output)")
     }
 }
