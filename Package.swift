@@ -117,7 +117,7 @@ let package = Package(
         // --tls-*), so every tool that connects checks and reads them the same way.
         .target(
             name: "BeaconCommandLine",
-            dependencies: ["BeaconMQTT", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BeaconCore", "BeaconMQTT", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
         .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconEngine", "BeaconWire"], swiftSettings: strict),
@@ -152,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-dashboard",
             dependencies: [
-                "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire", "BeaconCommandLine",
+                "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire", "BeaconCommandLine", "BeaconCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

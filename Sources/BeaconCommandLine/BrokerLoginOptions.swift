@@ -1,4 +1,5 @@
 public import ArgumentParser
+import BeaconCore
 public import BeaconMQTT
 import Foundation
 
@@ -53,10 +54,13 @@ public struct BrokerLoginOptions: ParsableArguments, Sendable {
         try passwordFile.map { try Self.password(from: $0, flag: "--password-file") }
     }
 
-    /// The first line of `path`, a password file given with `flag` (named in the error).
+    /// The first line of `path`, a password file given with `flag` (named in the error). One that
+    /// cannot be read is a config error (``ExitStatus/configError``), as the edge's
+    /// `broker.password_file` is: a credential systemd did not hand over, a path mistyped.
     public static func password(from path: String, flag: String) throws -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ValidationError("\(flag) \(path) cannot be read")
+            FileHandle.standardError.write(Data("\(CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "beaconnet"): \(flag) \(path) cannot be read\n".utf8))
+            throw ExitCode(ExitStatus.configError.rawValue)
         }
         return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
     }

@@ -38,6 +38,23 @@ public struct MetricsExportService: Service {
             configuration: ApplicationConfiguration(address: .hostname(endpoint.host, port: endpoint.port), serverName: "beaconnet-metrics"),
             onServerRunning: { _ in logger.info("serving metrics", metadata: ["metrics.url": "\(endpoint.url)metrics"]) },
             logger: serverLogger)
-        try await app.run()
+        do {
+            try await app.run()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // Named, so that the programs can exit as "unavailable" rather than as a fault.
+            throw MetricsListenError(endpoint: endpoint, reason: "\(error)")
+        }
     }
+}
+
+/// The metrics endpoint could not serve: its address in use or not this machine's.
+public struct MetricsListenError: Error, Sendable, CustomStringConvertible {
+    /// The `--metrics` address.
+    public var endpoint: ListenAddress
+    /// What the HTTP server said.
+    public var reason: String
+
+    public var description: String { "cannot serve metrics on \(endpoint): \(reason)" }
 }

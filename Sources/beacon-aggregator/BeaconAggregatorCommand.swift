@@ -1,5 +1,6 @@
 import BeaconAllocator
 import ArgumentParser
+import BeaconCore
 import BeaconWire
 
 /// beacon-aggregator: subscribes to sightings, fuses them per device and publishes store/section
@@ -19,6 +20,8 @@ struct BeaconAggregatorCommand: AsyncParsableCommand {
         discussion: """
             run is the live service; replay runs a recorded trace through the same code; \
             check-config explains a chain config; calibrate learns a store's fingerprints from a walk.
+
+            \(ExitStatus.help)
             """,
         subcommands: [RunService.self, CheckConfig.self, Replay.self, Calibrate.self])
 }

@@ -17,6 +17,9 @@ struct Calibrate: ParsableCommand {
             Record the walk with: mosquitto_sub -v -t 'beaconnet/sightings/#' > walk.txt, and write its truth by hand \
             (docs/TRUTH.md). The chain's own calibration file, if any, is not read: a walk replaces it. \
             Then name the file in the chain's "calibration" key, set "rule": "fingerprint" in its tuning, and run check-config.
+            A bad chain exits 78; a truth or trace that cannot be read or does not fit the chain and the walk, 65.
+
+            \(ExitStatus.help)
             """)
 
     @Option(help: "The chain config (JSON).")
@@ -39,6 +42,9 @@ struct Calibrate: ParsableCommand {
 
     func validate() throws {
         guard !traces.isEmpty else { throw ValidationError("give the walk's trace(s): beacon-aggregator calibrate --config chain.json --truth walk.jsonl walk.txt") }
+        if let device, (try? DeviceID(device)) == nil {
+            throw ValidationError("--device \(device) is not a device id (ib-…, eu-…, ab-…, mac-…)")
+        }
     }
 
     func run() throws {
@@ -46,9 +52,11 @@ struct Calibrate: ParsableCommand {
             try calibrate()
         } catch let error as ValidationError {
             throw error
+        } catch let error as ConfigError {
+            throw ExitCode(.configError, saying: "\(error)")
         } catch {
-            FileHandleStderr.write("\(error)\n")
-            throw ExitCode(2)
+            // The truth, the traces, or a walk that does not fit the chain: the input data.
+            throw ExitCode(.dataError, saying: "\(error)")
         }
     }
 
@@ -85,7 +93,7 @@ struct Calibrate: ParsableCommand {
         do {
             try calibration.fileText().write(toFile: output, atomically: true, encoding: .utf8)
         } catch {
-            throw CalibrationError(file: output, reason: "cannot write the calibration: \(error.localizedDescription)")
+            throw ValidationError("--output \(output): cannot write the calibration: \(error.localizedDescription)")
         }
         let stores = learnt.stores.map { "\($0.major)" }.joined(separator: ", ")
         let outside = learnt.stores.filter { $0.outside != nil }.map { "\($0.major)" }.joined(separator: ", ")

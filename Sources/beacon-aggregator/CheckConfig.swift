@@ -1,14 +1,20 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCore
 import BeaconEngine
 
 /// `beacon-aggregator check-config FILE`: validates a chain config, and the calibration file it
 /// names, and explains every problem with its file and JSON path; exit status 0 only for a config
-/// the aggregator would start with.
+/// the aggregator would start with, and for any other the status `run` would exit with.
 struct CheckConfig: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
-        abstract: "Validate a chain config (and its calibration file); print every problem with its JSON path.")
+        abstract: "Validate a chain config (and its calibration file); print every problem with its JSON path.",
+        discussion: """
+            Exits 0 for a config the aggregator would start with, and 78 — as run would — for one with problems.
+
+            \(ExitStatus.help)
+            """)
 
     @Argument(help: "The chain config file (JSON), e.g. config/chain.example.json.")
     var file: String
@@ -23,7 +29,7 @@ struct CheckConfig: ParsableCommand {
             if let line = Self.geometryLine(chain: chain) { print(line) }
         } catch {
             print(error.description)
-            throw ExitCode(1)
+            throw ExitCode(.configError)
         }
     }
 

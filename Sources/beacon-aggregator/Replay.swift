@@ -17,6 +17,11 @@ struct Replay: ParsableCommand {
             Record a trace with: mosquitto_sub -v -t 'beaconnet/sightings/#' -t 'beaconnet/gateways/+/status' > trace.txt
             Output lines are 'topic payload', like mosquitto_sub -v; problems go to standard error, and \
             so does, every 5 s of a replay that runs longer, how far it has got.
+            Messages the aggregator would refuse are refused as it would (exit 0); a trace that cannot \
+            be read, has lines that are not 'topic payload' or ends mid-message exits 65 after \
+            replaying what it could.
+
+            \(ExitStatus.help)
             """)
 
     @Option(help: "The chain config (JSON).")
@@ -57,8 +62,7 @@ struct Replay: ParsableCommand {
         do {
             chain = try ChainConfig.load(path: config, tuning: tuning).resolve()
         } catch {
-            FileHandleStderr.write("\(error)\n")
-            throw ExitCode(2)
+            throw ExitCode(.configError, saying: "\(error)")
         }
         let selection: StoreSelection
         do { selection = try stores.map { try StoreSelection(parsing: $0) } ?? .all } catch {
@@ -76,15 +80,41 @@ struct Replay: ParsableCommand {
         processor.maxBatchAge = Int64(maxBatchAge * 1000)
         var reader: TraceReader
         do { reader = try TraceReader(path: trace) } catch {
-            FileHandleStderr.write("\(error)\n")
-            throw ExitCode(2)
+            throw ExitCode(.dataError, saying: "\(error)")
+        }
+        var output = BufferedStdout()
+        let damage = replay(&reader, into: &processor, output: &output)
+        if let error = reader.readError {
+            output.flush()
+            throw ExitCode(.dataError, saying: "\(error)")
         }
         var out: [Outbound] = []
-        var output = BufferedStdout()
+        if drain > 0, processor.engine.latestEventTime != .min {
+            processor.drain(to: processor.engine.latestEventTime + Int64(drain * 1000), into: &out)
+            for o in out { output.line(o.traceLine) }
+        }
+        output.flush()
+        FileHandleStderr.write(Self.summary(processor))
+        // Last, after everything the trace did hold was replayed: a damaged trace still shows
+        // what it can, and the status says it is damaged.
+        if let damage { throw ExitCode(.dataError, saying: "replay: \(trace) \(damage)") }
+    }
+
+    /// Runs every line of the trace through `processor`, in file order or put back into event
+    /// time (`--reorder`), printing what it publishes. Returns what is wrong with the trace as a
+    /// file — lines that are not `topic payload`, a last line cut off mid-message — or nil.
+    func replay(_ reader: inout TraceReader, into processor: inout MessageProcessor, output: inout BufferedStdout) -> String? {
+        var out: [Outbound] = []
+        var badLines = 0
+        var cutOffLine: Int?
+        var cutOffRejected = false
         func handle(_ line: TraceReader.Line, number: Int) {
             let verdict = processor.handle(topic: line.topic, payload: line.payload, now: nil, into: &out)
             if case .rejected(let reason, let detail) = verdict {
                 FileHandleStderr.write("trace line \(number): rejected (\(reason)): \(detail)\n")
+                // A last line without its line end that does not decode was cut off mid-message;
+                // one that decodes was only written without a final newline.
+                if number == cutOffLine { cutOffRejected = true }
             }
             for o in out { output.line(o.traceLine) }
             out.removeAll(keepingCapacity: true)
@@ -94,8 +124,10 @@ struct Replay: ParsableCommand {
         var warned = false
         var progress = TraceProgress()
         while let line = reader.next() {
+            if reader.endsMidLine { cutOffLine = reader.lineNumber }
             switch line {
             case .failure(let error):
+                badLines += 1
                 FileHandleStderr.write("\(error)\n")
             case .success(let line):
                 if held != nil {
@@ -113,21 +145,14 @@ struct Replay: ParsableCommand {
             progress.check(reader: reader, processor: processor)
         }
         while let (due, number) = held?.pop(flush: true) { handle(due, number: number) }
-        if let error = reader.readError {
-            output.flush()
-            FileHandleStderr.write("\(error)\n")
-            throw ExitCode(2)
-        }
-        if drain > 0, processor.engine.latestEventTime != .min {
-            processor.drain(to: processor.engine.latestEventTime + Int64(drain * 1000), into: &out)
-            for o in out { output.line(o.traceLine) }
-        }
-        output.flush()
-        FileHandleStderr.write(Self.summary(of: processor))
+        var damage: [String] = []
+        if badLines > 0 { damage.append("has \(badLines) line(s) that are not 'topic payload'") }
+        if let cutOffLine, cutOffRejected { damage.append("ends mid-message: line \(cutOffLine) has no line end and does not decode (cut off while recorded or copied?)") }
+        return damage.isEmpty ? nil : damage.joined(separator: " and ")
     }
 
-    /// The last line on standard error: what was read, rejected and decided.
-    static func summary(of processor: MessageProcessor) -> String {
+    /// The last line on standard error: what was replayed, refused and decided.
+    static func summary(_ processor: MessageProcessor) -> String {
         let c = processor.counters
         // A batch 64 or more of its gateway's batches older than the newest and sent well before
         // it is taken for a repeat: in a trace edited or merged by hand that is data lost, so it

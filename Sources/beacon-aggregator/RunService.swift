@@ -17,7 +17,13 @@ let beaconNetVersion = "0.1.0"
 struct RunService: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the aggregator: subscribe to sightings, decide, publish events, state and occupancy.")
+        abstract: "Run the aggregator: subscribe to sightings, decide, publish events, state and occupancy.",
+        discussion: """
+            Runs until SIGTERM or SIGINT (exit 0). A bad chain never starts: its problems are printed and \
+            it exits 78. An unreachable broker is retried; one that refuses the login or the TLS ends it with 69.
+
+            \(ExitStatus.help)
+            """)
 
     @Option(help: "The chain config (JSON); checked first — a bad config never starts.")
     var config: String
@@ -105,7 +111,7 @@ struct RunService: AsyncParsableCommand {
             chain = try ChainConfig.load(path: config).resolve()
         } catch {
             print(error)
-            throw ExitCode(2)
+            throw ExitCode(.configError)
         }
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("--log-level \(logLevel) is not a level") }
         let selection: StoreSelection
@@ -150,6 +156,14 @@ struct RunService: AsyncParsableCommand {
         services.append(.init(service: service))
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as MQTTError {
+            // Refused credentials or certificates: the service logged why; restarting may help
+            // once the broker's side is fixed.
+            throw ExitCode(.unavailable, saying: "beacon-aggregator: the broker refused the connection: \(error)")
+        } catch let error as MetricsListenError {
+            throw ExitCode(.unavailable, saying: "beacon-aggregator: \(error)")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCommandLine
+import BeaconCore
 import BeaconDashboard
 import BeaconMetricsExport
 import BeaconMQTT
@@ -21,7 +22,11 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
             and their events, as a dashboard login of the shipped ACL (make-acl.sh --dashboard), and \
             serves the page, a JSON API and server-sent events on --listen. See docs/DASHBOARD.md.
 
-            Exit status: 0 after SIGTERM/SIGINT; 64 bad arguments; 1 the listen address cannot be bound.
+            Runs until SIGTERM or SIGINT (exit 0). A broker that cannot be reached or refuses the login \
+            is shown on the page and retried; a --listen address that cannot be bound exits 69, a \
+            --password-file that cannot be read 78.
+
+            \(ExitStatus.help)
             """)
 
     @Option(help: "Broker host.")
@@ -76,6 +81,17 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: DashboardService(settings: settings, logger: logger))],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            // The dashboard's services retry the broker for ever: what ends them is the listener.
+            throw Self.failure(.unavailable, "cannot serve on \(listen): \(error)")
+        }
+    }
+
+    /// Says `message` on standard error and gives the exit code of `status`.
+    static func failure(_ status: ExitStatus, _ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("beacon-dashboard: \(message)\n".utf8))
+        return ExitCode(status.rawValue)
     }
 }

@@ -26,10 +26,10 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
             Reads the config file (see config/edge.example.json), applies the flags on top, and runs \
             until SIGTERM or SIGINT: scan → decode → allow-list → one batch per window → publish \
             (QoS 1), with a retained status and an `offline` Last Will. With --replay FILE it replays \
-            a btsnoop capture through the same path and exits 0 once every batch is acknowledged.
+            a btsnoop capture through the same path and exits 0 once every batch is acknowledged \
+            (65 when the capture is cut off or not a capture: what came before it is still published).
 
-            Exit status: 0 done; 64 bad arguments; 78 bad config; 69 no adapter, permission or \
-            capture; 75 the broker did not take every batch before the flush timeout; 1 otherwise.
+            \(ExitStatus.help)
             """,
         subcommands: [DecodeCommand.self])
 
@@ -152,8 +152,7 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
         do {
             edgeConfig = try EdgeConfig.load(file: config, overrides: overrides)
         } catch {
-            FileHandle.standardError.write(Data("beacon-edge: \(error)\n".utf8))
-            throw ExitCode(78)
+            throw Self.failure(.configError, "\(error)")
         }
         if printConfig {
             print(edgeConfig.json.serialized(pretty: true))
@@ -170,15 +169,13 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
                 let offset = rebaseTime ? BtsnoopReplay.rebasedOffset(for: file) : 0
                 source = .replay(file, path: replay, speed: BtsnoopReplay.Speed(speed) ?? .max, timeOffset: offset)
             } catch {
-                FileHandle.standardError.write(Data("beacon-edge: \(error)\n".utf8))
-                throw ExitCode(69)
+                throw Self.failure(.dataError, "\(error)")
             }
         } else {
             do {
                 source = .hci(try await HCIScanner.open(adapter: edgeConfig.scan.adapter, scan: edgeConfig.scan, logger: logger))
             } catch {
-                FileHandle.standardError.write(Data("beacon-edge: \(error)\n".utf8))
-                throw ExitCode(69)
+                throw Self.failure(.unavailable, "\(error)")
             }
         }
         // Before the runtime makes its counters: they are made through the bootstrapped factory.
@@ -193,19 +190,26 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
             runtime = try EdgeRuntime(
                 config: edgeConfig, source: source, flushTimeout: .milliseconds(Int64(flushTimeout * 1000)), logLevel: level)
         } catch {
-            FileHandle.standardError.write(Data("beacon-edge: \(error)\n".utf8))
-            throw ExitCode(78)
+            throw Self.failure(.configError, "\(error)")
         }
         do {
             try await runtime.run(alongside: alongside)
+        } catch let error as ReplayError {
+            // The replay went as far as the capture did, and that much was published.
+            throw Self.failure(.dataError, "\(error)")
         } catch {
-            FileHandle.standardError.write(Data("beacon-edge: stopped: \(error)\n".utf8))
-            throw ExitCode(error is HCIScannerError ? 69 : 1)
+            let unavailable = error is HCIScannerError || error is MetricsListenError
+            throw Self.failure(unavailable ? .unavailable : .internalFailure, "stopped: \(error)")
         }
         let left = runtime.unflushedBatches
         if left > 0 {
-            FileHandle.standardError.write(Data("beacon-edge: \(left) batch(es) not acknowledged by the broker before the flush timeout\n".utf8))
-            throw ExitCode(75)
+            throw Self.failure(.temporaryFailure, "\(left) batch(es) not acknowledged by the broker before the flush timeout")
         }
+    }
+
+    /// Says `message` on standard error and gives the exit code for `status`.
+    static func failure(_ status: ExitStatus, _ message: String, command: String = "beacon-edge") -> ExitCode {
+        FileHandle.standardError.write(Data("\(command): \(message)\n".utf8))
+        return ExitCode(status.rawValue)
     }
 }

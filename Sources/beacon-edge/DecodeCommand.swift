@@ -12,7 +12,10 @@ struct DecodeCommand: ParsableCommand {
         discussion: """
             Fields: t (ms), addr, addr_type, rssi, event_type, kind (ibeacon, eddystone-uid, \
             eddystone-url, eddystone-tlm, altbeacon, other) and the kind's fields. Malformed events \
-            are counted on stderr and skipped.
+            are counted on stderr and skipped. A capture cut off mid-record is decoded up to the cut, \
+            then exits 65.
+
+            \(ExitStatus.help)
             """)
 
     @Argument(help: "A btsnoop capture (datalink 1001, 1002 or 2001).")
@@ -23,14 +26,14 @@ struct DecodeCommand: ParsableCommand {
         do {
             capture = try BtsnoopReplay.open(file)
         } catch {
-            FileHandle.standardError.write(Data("beacon-edge decode: \(error)\n".utf8))
-            throw ExitCode(69)
+            throw BeaconEdgeCommand.failure(.dataError, "\(error)", command: "beacon-edge decode")
         }
         var out = ""
         out.reserveCapacity(1 << 16)
         var reports = 0
         var malformed = 0
         var timeline = BtsnoopTimeline(capture)
+        var cutOff: (any Error)?
         do {
             while let (record, verdict) = try timeline.next() {
                 guard let bytes = record.hciEvent else { continue }
@@ -59,9 +62,13 @@ struct DecodeCommand: ParsableCommand {
                 }
             }
         } catch {
-            FileHandle.standardError.write(Data("beacon-edge decode: \(error)\n".utf8))
+            cutOff = error
         }
         FileHandle.standardOutput.write(Data(out.utf8))
         FileHandle.standardError.write(Data("beacon-edge decode: \(reports) reports, \(malformed) malformed events\n".utf8))
+        // After the reports before the cut: they are good, and the status says the file is not.
+        if let cutOff {
+            throw BeaconEdgeCommand.failure(.dataError, "\(file) ends early: \(cutOff)", command: "beacon-edge decode")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCommandLine
+import BeaconCore
 import BeaconMQTT
 import Foundation
 
@@ -22,7 +23,7 @@ struct BrokerConnectionOptions: ParsableArguments {
     }
 
     /// Says on standard error why `configuration`'s broker would not have this connection, in
-    /// terms of these flags, and returns the exit status (1) to throw. `role` is the kind of login
+    /// terms of these flags, and returns the exit status to throw (69: the broker would not have it). `role` is the kind of login
     /// the command needs and the make-acl.sh option that makes one.
     func failure(_ error: any Error, _ configuration: MQTTConfiguration, role: String) -> ExitCode {
         let broker = "the broker at \(configuration.host):\(configuration.port)"
@@ -42,7 +43,7 @@ struct BrokerConnectionOptions: ParsableArguments {
     }
 
     /// Says on standard error that the broker took the login but refused to take `topic` from it
-    /// (`reason`, its v5 reason), and returns the exit status (1) to throw.
+    /// (`reason`, its v5 reason), and returns the exit status to throw (69).
     func refusal(of topic: String, reason: String, _ configuration: MQTTConfiguration) -> ExitCode {
         Self.report("the broker refused \(topic) from the login \(configuration.username ?? "(none)") (not authorized: \(reason)): "
             + "publishing as every gateway of the chain takes \(Self.simulatorRole)")
@@ -51,9 +52,8 @@ struct BrokerConnectionOptions: ParsableArguments {
     /// The login `run` and `load` need.
     static let simulatorRole = "a simulator login (make-acl.sh --simulator NAME)"
 
-    /// Writes `message` to standard error and returns exit status 1.
+    /// Writes `message` to standard error and returns ``ExitStatus/unavailable``.
     private static func report(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("beacon-sim: \(message)\n".utf8))
-        return ExitCode(1)
+        ExitCode(.unavailable, saying: message)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import BeaconSim
 import BeaconWire
 
@@ -6,7 +7,12 @@ import BeaconWire
 struct Evaluate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Score aggregator events against the ground truth; print the table.",
-        discussion: "EVENTS is a 'topic payload' file: a mosquitto_sub -v recording of beaconnet/events/# or beacon-aggregator replay output.")
+        discussion: """
+            EVENTS is a 'topic payload' file: a mosquitto_sub -v recording of beaconnet/events/# or beacon-aggregator replay output. \
+            A truth or events file that cannot be read, has a bad line, or holds no event at all exits 65.
+
+            \(ExitStatus.help)
+            """)
 
     @Option(help: "Ground truth: written by beacon-sim run or import, or by hand (docs/TRUTH.md).")
     var truth: String
@@ -34,14 +40,20 @@ struct Evaluate: ParsableCommand {
 
     func validate() throws {
         if let end, !Self.plausibleTimes.contains(end) { throw ValidationError("--end \(end) is not a Unix ms time between 2000 and 2100") }
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() throws {
-        let (truths, simulated) = try TruthFile.readWithEnd(path: truth)
-        let (reported, last) = try TruthFile.readEvents(path: events, scheme: try TopicScheme(root: topicRoot))
+        let truths: [TruthChange], simulated: Int64?, reported: [ReportedTransition], last: Int64
+        do {
+            (truths, simulated) = try TruthFile.readWithEnd(path: truth)
+            (reported, last) = try TruthFile.readEvents(path: events, scheme: try TopicScheme(root: topicRoot))
+        } catch {
+            throw ExitCode(.dataError, saying: "\(error)")
+        }
         if last == .min && truths.contains(where: { $0.store != nil }) {
             // Scoring would say 0 % and count every truth as missed: the wrong file, not a bad run.
-            throw ValidationError("\(events) has no event or device state under \(topicRoot)/ (the sightings trace instead of the aggregator's output, or another --topic-root?)")
+            throw ExitCode(.dataError, saying: "\(events) has no event or device state under \(topicRoot)/ (the sightings trace instead of the aggregator's output, or another --topic-root?)")
         }
         // Not the last event: after `replay --drain` that is the drain's exits, scored as
         // shoppers leaving the simulated stores after the simulation ended.

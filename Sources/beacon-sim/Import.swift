@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCore
 import BeaconEngine
 import BeaconSim
 import BeaconWire
@@ -15,6 +16,9 @@ struct Import: ParsableCommand {
             Writes OUTPUT/<run>/{chain.json,trace.txt,truth.jsonl} and OUTPUT/all/ (every run, a gap apart). Then:
               beacon-aggregator replay --config OUTPUT/all/chain.json OUTPUT/all/trace.txt > events.txt
               beacon-sim evaluate --truth OUTPUT/all/truth.jsonl --events events.txt --wide
+            A dataset folder or --zones file that cannot be read or is malformed exits 65.
+
+            \(ExitStatus.help)
             """)
 
     /// The datasets this imports.
@@ -70,9 +74,14 @@ struct Import: ParsableCommand {
                 imported = try SALRBImporter.importDataset(folder: folder, outside: SALRBImporter.Outside(rawValue: outside)!, tuning: tuning)
             }
         } catch {
-            throw ValidationError("\(error)")
+            throw ExitCode(.dataError, saying: "\(error)")
         }
-        let written = try DatasetWriter.write(imported, to: output, gap: Int64(gap) * 1000, scheme: try TopicScheme(root: topicRoot))
+        let written: [DatasetWriter.Written]
+        do {
+            written = try DatasetWriter.write(imported, to: output, gap: Int64(gap) * 1000, scheme: try TopicScheme(root: topicRoot))
+        } catch {
+            throw ValidationError("--output \(output): \(error)")
+        }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         print("beacon-sim import: \(imported.name), \(imported.runs.count) runs → \(output)")

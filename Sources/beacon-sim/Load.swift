@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCore
 import BeaconEngine
 import BeaconMQTT
 import BeaconSim
@@ -16,8 +17,12 @@ struct Load: AsyncParsableCommand {
         discussion: """
             A secured broker takes a simulator login, as for run (make-acl.sh --simulator NAME): \
             --username, --password-file, --tls-ca. The first batch goes at QoS 1, so that a login \
-            without the right to publish fails at once (exit 1) rather than run on into a broker that \
+            without the right to publish fails at once (exit 69) rather than run on into a broker that \
             drops everything; the rest at QoS 0.
+
+            A broker that cannot be reached, refuses the connection or is lost during the run exits 69.
+
+            \(ExitStatus.help)
             """)
 
     @Option(help: "Stores (the default layout, majors from 101).")
@@ -52,16 +57,28 @@ struct Load: AsyncParsableCommand {
             throw ValidationError("--stores 1…1000, --devices 1…1 000 000, --rate in (0, 1e8], --duration 1…31536000")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() async throws {
-        // Before anything is written: a password file that cannot be read is a usage error.
+        // Before anything is written: a password file that cannot be read is a config error.
         let mqtt = try broker.configuration(host: host, port: port, ownID: "beacon-sim-load-\(UInt32.random(in: 0...UInt32.max))")
+        do {
+            try await load(mqtt)
+        } catch let error as MQTTError {
+            throw ExitCode(.unavailable, saying: "the broker at \(host):\(port): \(error)")
+        }
+    }
+
+    /// Publishes the traffic to the broker of `mqtt`, reporting the achieved rate every 10 s.
+    func load(_ mqtt: MQTTConfiguration) async throws {
         let config = DefaultChain.config(stores: stores)
         if let chainOut {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(config).write(to: URL(fileURLWithPath: chainOut))
+            do { try encoder.encode(config).write(to: URL(fileURLWithPath: chainOut)) } catch {
+                throw ValidationError("--chain-out \(chainOut): \(error.localizedDescription)")
+            }
         }
         let chain = try config.resolve()
         let links = Double(devices * min(4, chain.stores[0].gateways.count))

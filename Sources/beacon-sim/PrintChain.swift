@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCore
 import BeaconEngine
 import BeaconSim
 import Foundation
@@ -8,7 +9,8 @@ import Foundation
 /// the very chain the simulator walks in.
 struct PrintChain: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "chain", abstract: "Print the default simulated chain config (JSON) for beacon-aggregator.")
+        commandName: "chain", abstract: "Print the default simulated chain config (JSON) for beacon-aggregator.",
+        discussion: ExitStatus.help)
 
     @Option(help: "Number of stores (majors from 101).")
     var stores = 3

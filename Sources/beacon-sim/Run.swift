@@ -20,8 +20,11 @@ struct Run: AsyncParsableCommand {
             on a production broker): --username NAME --password-file FILE, and --tls-ca CA for the TLS \
             listener. The client id is then the user name, as the shipped brokers require.
 
-            Exit status: 0 done; 64 bad arguments; 1 the broker refused the login, TLS or a publish, or \
-            another failure (the reason on standard error).
+            A --config that fails validation, or lacks the floor polygons and gateway positions a \
+            simulation needs, exits 78. An unreachable broker is retried; one that refuses the \
+            connection, or is lost for good, ends it with 69, as does a broker that refuses the login, TLS or a publish (the reason on standard error).
+
+            \(ExitStatus.help)
             """)
 
     @Option(help: "Chain config with floor polygons (default: the generated 3 stores × 6 sections).")
@@ -71,10 +74,11 @@ struct Run: AsyncParsableCommand {
         guard host != nil || !broker.isGiven else {
             throw ValidationError("--username, --password-file, --tls-ca, --tls-cert, --tls-key and --client-id are for publishing: give them with --host, not --trace")
         }
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() async throws {
-        // Before anything is written: a password file that cannot be read is a usage error.
+        // Before anything is written: a password file that cannot be read is a config error.
         let mqtt = try host.map { try broker.configuration(host: $0, port: port, ownID: "beacon-sim-\(seed)") }
         let chain = try loadChain(config)
         var settings = SimulationConfig()
@@ -82,8 +86,22 @@ struct Run: AsyncParsableCommand {
         settings.seed = seed
         simulated.apply(to: &settings)
         if let start { settings.start = start } else if host != nil { settings.start = Int64(Date().timeIntervalSince1970 * 1000) }
-        var simulation = try Simulation(chain: chain, config: settings)
+        var simulation: Simulation
+        do { simulation = try Simulation(chain: chain, config: settings) } catch {
+            throw ExitCode(.configError, saying: "\(config ?? "the default chain"): \(error)")
+        }
         let scheme = try TopicScheme(root: topicRoot)
+        do {
+            try await simulate(&simulation, chain: chain, settings: settings, scheme: scheme, mqtt: mqtt)
+        } catch let error as MQTTError {
+            throw ExitCode(.unavailable, saying: "the broker at \(host ?? ""):\(port): \(error)")
+        }
+    }
+
+    /// Runs the simulation window by window into the trace or, with `mqtt`, the broker, writing
+    /// the truth.
+    func simulate(_ simulation: inout Simulation, chain: Chain, settings: SimulationConfig, scheme: TopicScheme,
+                  mqtt: MQTTConfiguration?) async throws {
         guard FileManager.default.createFile(atPath: truth, contents: nil), let truthOut = FileHandle(forWritingAtPath: truth) else {
             throw ValidationError("cannot write \(truth)")
         }
@@ -173,10 +191,12 @@ struct Run: AsyncParsableCommand {
     }
 }
 
+/// The chain at `path`, or the default one; one that fails validation ends the program with
+/// ``ExitStatus/configError``.
 func loadChain(_ path: String?) throws -> Chain {
     do {
         return try (path.map { try ChainConfig.load(path: $0) } ?? DefaultChain.config()).resolve()
     } catch let error as ConfigError {
-        throw ValidationError(error.description)
+        throw ExitCode(.configError, saying: error.description)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import BeaconAggregator
 import BeaconEngine
 import BeaconSim
@@ -7,7 +8,8 @@ import BeaconSim
 /// prints one evaluation row per setting — to see the trade-off between accuracy, latency and
 /// flapping before choosing a configuration. Same seed for every row, so rows are comparable.
 struct Sweep: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Evaluate a grid of tuning settings on the simulator (in process).")
+    static let configuration = CommandConfiguration(
+        abstract: "Evaluate a grid of tuning settings on the simulator (in process).", discussion: ExitStatus.help)
 
     @Option(help: "Rules to try (comma-separated): \(Tuning.Rule.allCases.map(\.rawValue).joined(separator: ", ")).")
     var rules = "hysteresis,hmm"

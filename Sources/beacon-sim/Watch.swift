@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import BeaconMQTT
 import BeaconWire
 import Foundation
@@ -13,6 +14,10 @@ struct Watch: AsyncParsableCommand {
             A secured broker takes a dashboard login (make-acl.sh --dashboard NAME): --username, \
             --password-file, --tls-ca. The shipped brokers bind it to its user name as client id, so it \
             cannot be the login a beacon-dashboard is using at the same time.
+
+            Runs until stopped. A broker that cannot be reached or refuses the connection exits 69.
+
+            \(ExitStatus.help)
             """)
 
     @Option(help: "Broker host.")
@@ -35,6 +40,7 @@ struct Watch: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() async throws {
@@ -46,7 +52,12 @@ struct Watch: AsyncParsableCommand {
         } catch {
             throw broker.failure(error, mqtt, role: "a dashboard login (make-acl.sh --dashboard NAME)")
         }
-        let subscription = try await client.subscribe(to: [scheme.allEvents], qos: .atLeastOnce)
+        let subscription: MQTTSubscription
+        do {
+            subscription = try await client.subscribe(to: [scheme.allEvents], qos: .atLeastOnce)
+        } catch {
+            throw ExitCode(.unavailable, saying: "the broker at \(host):\(port): \(error)")
+        }
         var file: FileHandle?
         if let record {
             // Appends: a second watch of the same run adds to its recording (evaluate drops repeats).

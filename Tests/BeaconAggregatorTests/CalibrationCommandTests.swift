@@ -169,7 +169,7 @@ struct CalibrationCommandTests {
         #expect(inside.status == 0 && inside.output.contains("no outside fingerprint"), "\(inside.output)")
     }
 
-    @Test("calibrate refuses a walk it cannot learn from, naming the file and line")
+    @Test("calibrate refuses a walk it cannot learn from (65), naming the file and line")
     func refused() async throws {
         let dev = Fixture.phone.rawValue, t0 = Self.t0
         let cases: [(truth: [String]?, extra: [String], words: String)] = [
@@ -188,19 +188,19 @@ struct CalibrationCommandTests {
                 "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", folder.appendingPathComponent("out.json").path,
                 folder.appendingPathComponent("walk.txt").path,
             ] + extra)
-            #expect(run.status == 2 && run.output.contains(words), "\(words): exit \(run.status.map(String.init) ?? "?"): \(run.output)")
+            #expect(run.status == 65 && run.output.contains(words), "\(words): exit \(run.status.map(String.init) ?? "?"): \(run.output)")
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.json").path))
         }
     }
 
-    @Test("check-config reports a broken calibration file with its own name")
+    @Test("check-config reports a broken calibration file with its own name (78)")
     func checkConfigBroken() async throws {
         let folder = try Self.site(calibration: "calibration.json")
         let path = folder.appendingPathComponent("calibration.json").path
         try #"{"stores":[{"major":1,"fingerprints":[{"gateway":"gw-a","section":10,"mean_dbm":-55,"sd_db":4,"heard":0.95,"sample":3}]}]}"#
             .write(toFile: path, atomically: true, encoding: .utf8)
         let check = try await CommandLineTests.run("beacon-aggregator", ["check-config", folder.appendingPathComponent("chain.json").path])
-        #expect(check.status == 1, "\(check.output)")
+        #expect(check.status == 78, "\(check.output)")
         #expect(check.output.contains("\(path): 1 problem") && check.output.contains("$.stores[0].fingerprints[0].sample: unknown key (did you mean \"samples\"?)"), "\(check.output)")
     }
 }

@@ -51,12 +51,26 @@ struct CommandLineTests {
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--client-id", "sim"], "give them with --host, not --trace"),
         ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--password-file", "p"], "--password-file needs --username"),
         ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--tls-cert", "c.pem", "--tls-key", "k.pem"], "--tls-ca"),
-        ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--username", "sim",
-                        "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password cannot be read"),
         ("beacon-sim", ["load", "--port", "1", "--tls-ca", "ca.pem", "--tls-cert", "c.pem"], "--tls-key"),
-        ("beacon-sim", ["load", "--port", "1", "--username", "sim", "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password cannot be read"),
         ("beacon-sim", ["watch", "--port", "1", "--password-file", "p"], "--password-file needs --username"),
     ]
+
+    /// A password file that cannot be read: a config error (78), as the edge's `broker.password_file`.
+    static let configCases: [(String, [String], String)] = [
+        ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "1", "--truth", "t.jsonl", "--username", "sim",
+                        "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password cannot be read"),
+        ("beacon-sim", ["load", "--port", "1", "--username", "sim", "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password cannot be read"),
+        ("beacon-aggregator", ["run", "--config", chain, "--port", "1", "--username", "agg-1", "--password-file", "/nonexistent/password"],
+         "--password-file /nonexistent/password cannot be read"),
+    ]
+
+    @Test("a password file that cannot be read exits 78 and names it", arguments: configCases.indices)
+    func unreadablePassword(_ index: Int) async throws {
+        let (name, arguments, words) = Self.configCases[index]
+        let result = try await Self.run(name, arguments)
+        #expect(result.status == 78, "\(name) \(arguments.joined(separator: " ")): exit \(result.status.map(String.init) ?? "?"), output: \(result.output)")
+        #expect(result.output.contains(words), "\(result.output)")
+    }
 
     @Test("a bad value is refused with exit 64 and a message naming the flag", arguments: cases.indices)
     func refused(_ index: Int) async throws {
@@ -112,10 +126,10 @@ struct CommandLineTests {
         #expect(noUser.output.contains("needs broker.username (or --username)"), "\(noUser.output)")
     }
 
-    @Test("beacon-aggregator replay: a directory as the trace is an error, not an empty replay")
+    @Test("beacon-aggregator replay: a directory as the trace is bad input data (65), not an empty replay")
     func replayDirectory() async throws {
         let result = try await Self.run("beacon-aggregator", ["replay", "--config", Self.chain, FileManager.default.temporaryDirectory.path])
-        #expect(result.status == 2)
+        #expect(result.status == 65)
         #expect(result.output.contains("cannot read the trace"), "\(result.output)")
     }
     @Test("beacon-sim run → replay --drain → evaluate: the drain's exits, after the simulation ended, are not scored")
@@ -159,14 +173,14 @@ struct CommandLineTests {
         #expect(try await sightings(["--packet-loss", "0.99"]) < base / 10)
         #expect(base > 0)
     }
-    @Test("beacon-sim evaluate: a file with no events or states (the sightings trace, another root) is refused, not scored 0 %")
+    @Test("beacon-sim evaluate: a file with no events or states (the sightings trace, another root) is refused (65), not scored 0 %")
     func evaluateWrongFile() async throws {
         let directory = try TestDirectory.make("evaluate-wrong")
         let trace = directory.appendingPathComponent("trace.txt").path, truth = trace + ".truth"
         let made = try await Self.run("beacon-sim", ["run", "--trace", trace, "--truth", truth, "--duration", "60"])
         #expect(made.status == 0, "\(made.output)")
         let result = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--events", trace])
-        #expect(result.status != 0)
+        #expect(result.status == 65)
         #expect(result.output.contains("has no event or device state"), "\(result.output)")
     }
 }

@@ -55,13 +55,13 @@ struct BrokerLoginOptionsTests {
         #expect(try !BrokerLoginOptions.parse([]).isGiven && BrokerLoginOptions.parse(["--tls-ca", "ca.crt"]).isGiven)
     }
 
-    @Test("a password file that cannot be read is a usage error naming the flag and the path, before anything connects")
+    @Test("a password file that cannot be read is a config error (78), before anything connects; the programs' tests check its message")
     func unreadablePasswordFile() throws {
         let options = try BrokerLoginOptions.parse(["--username", "sim", "--password-file", "/nonexistent/password"])
         #expect {
             _ = try options.configuration(host: "127.0.0.1", port: 1883, clientID: "sim")
         } throws: { error in
-            (error as? ValidationError)?.message == "--password-file /nonexistent/password cannot be read"
+            (error as? ExitCode)?.rawValue == 78
         }
     }
 

@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconWire
 import BrokerHarness
 import Foundation
+import TestSupport
 import Testing
 
 /// The `beacon-edge` executable itself: SIGTERM shuts it down gracefully (flush, final status,
@@ -46,6 +47,29 @@ struct ProcessTests {
         let outcome = try await run(["--gateway", "gw-1", "--store", "99999", "--section", "1", "--allow-all"])
         #expect(outcome.status == 78)
         #expect(outcome.stderr.contains("$.store: must be 0–65535, got 99999 (from --store)"), "\(outcome.stderr)")
+    }
+
+    @Test(
+        "a capture cut off mid-record: replayed to the cut, then exit 65; decode says the same",
+        .enabled(if: executable != nil && TestData.available, "beacon-edge not built or no test data"))
+    func truncatedCapture() async throws {
+        let capture = try TestDirectory.make("edge-cut").appendingPathComponent("cut.log").path
+        try Data(try TestData.bytes(TestData.bertrand).dropLast(5)).write(to: URL(fileURLWithPath: capture))
+        // No broker (port 1 refuses at once): the status comes from the capture, after a short flush.
+        let replayed = try await run([
+            "--gateway", "gw-1", "--store", "1", "--section", "1", "--allow-all", "--broker-port", "1",
+            "--replay", capture, "--speed", "max", "--flush-timeout", "1", "--log-level", "critical",
+        ])
+        #expect(replayed.status == 65, "\(replayed.stderr)")
+        #expect(replayed.stderr.contains("ends early"), "\(replayed.stderr)")
+
+        let decoded = try await run(["decode", capture])
+        #expect(decoded.status == 65, "\(decoded.stderr)")
+        #expect(decoded.stderr.contains("ends early") && decoded.stderr.contains("59 reports"), "the reports before the cut: \(decoded.stderr)")
+
+        try Data("not a capture".utf8).write(to: URL(fileURLWithPath: capture))
+        let notACapture = try await run(["decode", capture])
+        #expect(notACapture.status == 65, "\(notACapture.stderr)")
     }
 
     @Test(

@@ -94,7 +94,7 @@ struct SimulatorLoginTests {
             ]
             for (what, arguments, says) in cases {
                 let result = try await Self.simulate(run + arguments, in: directory)
-                #expect(result.status == 1, "\(what): exit \(result.status.map(String.init) ?? "none"): \(result.output.suffix(2000))")
+                #expect(result.status == 69, "\(what): exit \(result.status.map(String.init) ?? "none"): \(result.output.suffix(2000))")
                 for text in says { #expect(result.output.contains(text), "\(what): \(result.output.suffix(2000))") }
             }
             #expect(Self.batches(recorder).isEmpty, "a refused run published: \(Self.batches(recorder).count) batches")

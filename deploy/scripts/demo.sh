@@ -8,9 +8,11 @@
 #   deploy/scripts/demo.sh [SECONDS]      # default 60 s of wall time
 #   DEMO_RATE=5 deploy/scripts/demo.sh    # simulated seconds per wall second (default 5)
 #   DEMO_DASHBOARD_PORT=8080 deploy/scripts/demo.sh   # the dashboard's port (default: a free one)
+#   BEACONNET_BIN=.build/debug deploy/scripts/demo.sh # binaries already built: no install, no build
 #
 # Installs what is missing, builds in release mode, and on exit — normal or Ctrl-C — stops every
-# process it started and removes its temporary directory.
+# process it started within seconds and removes its temporary directory. The programs' logs and
+# the build's output go to one log file in that directory (its path is printed), not the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -22,22 +24,18 @@ rate=${DEMO_RATE:-5}
 [[ $rate =~ ^[0-9]+$ && $rate -ge 1 && $rate -le 50 ]] || { echo "demo: DEMO_RATE must be a whole number 1…50" >&2; exit 2; }
 
 source "$root/deploy/scripts/local-stack.sh"
-stack_name=demo
-stack_build
-swift build -c release --product beacon-dashboard >&2
-stack_start demo 100000
+stack_init demo
+stack_build beacon-aggregator beacon-sim beacon-dashboard
+stack_broker 100000
 
-"$bin/beacon-sim" chain > "$work/chain.json"
+"$bin/beacon-sim" chain > "$work/chain.json" 2>> "$log"
 # The baseline as hobby presence systems do it: strongest gateway, a fixed 30 s exit timeout.
-"$bin/beacon-sim" chain --rule nearest --exit-rule timeout --no-street-exit > "$work/chain-nearest.json"
+"$bin/beacon-sim" chain --rule nearest --exit-rule timeout --no-street-exit > "$work/chain-nearest.json" 2>> "$log"
 
-"$bin/beacon-aggregator" run --config "$work/chain.json" --port "$port" --id demo --event-time \
-    --log-level warning > "$work/aggregator.log" 2>&1 &
-stack_track $!
-mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'beaconnet/sightings/#' > "$work/sightings.txt" &
-stack_track $!
-"$bin/beacon-sim" watch --port "$port" --record "$work/events.txt" &
-stack_track $!
+stack_spawn "$bin/beacon-aggregator" run --config "$work/chain.json" --port "$port" --id demo --event-time \
+    --log-level warning >> "$log"
+stack_spawn mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'beaconnet/sightings/#' > "$work/sightings.txt"
+stack_spawn "$bin/beacon-sim" watch --port "$port" --record "$work/events.txt"
 # The live dashboard on a free loopback port (DEMO_DASHBOARD_PORT to choose one).
 dashboard_port=${DEMO_DASHBOARD_PORT:-}
 if [[ -z $dashboard_port ]]; then
@@ -46,26 +44,44 @@ if [[ -z $dashboard_port ]]; then
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then dashboard_port=$candidate; break; fi
     done
 fi
-"$bin/beacon-dashboard" --port "$port" --listen "127.0.0.1:$dashboard_port" --log-level warning > "$work/dashboard.log" 2>&1 &
-stack_track $!
-sleep 1
+stack_spawn "$bin/beacon-dashboard" --port "$port" --listen "127.0.0.1:$dashboard_port" --log-level warning >> "$log"
+
+# Ready when the aggregator says it is online (after restoring states), the watch has its
+# connection and the dashboard answers: events from the first simulated second are then seen.
+aggregator_online() {
+    mosquitto_sub -h 127.0.0.1 -p "$port" -t 'beaconnet/aggregators/demo/status' -C 1 -W 1 2>/dev/null | grep -q '"state":"online"'
+}
+stack_wait_for "the aggregator" 60 aggregator_online
+stack_wait_for "the event watch" 10 grep -q 'beaconnet.watch: .*connected' "$log"
+stack_wait_for "the dashboard" 30 eval "(exec 3<>/dev/tcp/127.0.0.1/$dashboard_port) 2>/dev/null"
 
 cat <<TEXT
 BeaconNet demo: 3 stores × 6 sections, shoppers walking, ${rate}× real time for ${seconds} s.
 Private broker on 127.0.0.1:$port. In another terminal, watch the raw topics with:
     mosquitto_sub -h 127.0.0.1 -p $port -v -t 'beaconnet/#'
 Live dashboard (floor plans, occupancy, events, health): http://127.0.0.1:$dashboard_port/
+The programs' logs: $log
 Live events (time · kind · store › section · device):
 TEXT
 
-"$bin/beacon-sim" run --host 127.0.0.1 --port "$port" --duration $((seconds * rate)) --rate "$rate" \
-    --truth "$work/truth.txt" > "$work/sim.log"
-sleep 2
+# In the background and waited for, so that a Ctrl-C is handled at once, not when it ends.
+stack_spawn "$bin/beacon-sim" run --host 127.0.0.1 --port "$port" --duration $((seconds * rate)) --rate "$rate" \
+    --truth "$work/truth.txt" >> "$log"
+stack_wait_exit $!
+
+# The last windows' events are in once the recording has not grown for a second (at most 10 s).
+events_size=-1
+for _ in $(seq 1 10); do
+    size=$(stat -c %s "$work/events.txt" 2>/dev/null || echo 0)
+    [[ $size == "$events_size" ]] && break
+    events_size=$size
+    sleep 1
+done
 
 echo
 echo "Evaluation against the simulator's ground truth ($((seconds * rate)) simulated seconds):"
-"$bin/beacon-aggregator" replay --config "$work/chain-nearest.json" "$work/sightings.txt" > "$work/nearest.txt" 2>/dev/null
-"$bin/beacon-sim" evaluate --truth "$work/truth.txt" --events "$work/events.txt" --label "beaconnet"
-"$bin/beacon-sim" evaluate --truth "$work/truth.txt" --events "$work/nearest.txt" --label "nearest gateway" --no-header
+"$bin/beacon-aggregator" replay --config "$work/chain-nearest.json" "$work/sightings.txt" > "$work/nearest.txt" 2>> "$log"
+"$bin/beacon-sim" evaluate --truth "$work/truth.txt" --events "$work/events.txt" --label "beaconnet" 2>> "$log"
+"$bin/beacon-sim" evaluate --truth "$work/truth.txt" --events "$work/nearest.txt" --label "nearest gateway" --no-header 2>> "$log"
 echo "(section%: time-weighted share of in-store time in the right section; settled%: the same over the time more than 3 s"
 echo " after a true change; settling%: the share of in-store time within 3 s of one; latencies: true crossing → event)"

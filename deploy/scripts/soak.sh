@@ -14,21 +14,19 @@ rate=${2:-40000}
 [[ $minutes =~ ^[0-9]+$ && $minutes -ge 1 && $rate =~ ^[0-9]+$ && $rate -ge 1 ]] || { echo "soak: MINUTES and RATE are whole numbers ≥ 1" >&2; exit 2; }
 
 source "$root/deploy/scripts/local-stack.sh"
-stack_name=soak
-stack_build
-stack_start soak 200000
+stack_init soak
+stack_build beacon-aggregator beacon-sim
+stack_broker 200000
 
-"$bin/beacon-sim" chain --stores 100 > "$work/chain.json"
-"$bin/beacon-aggregator" run --config "$work/chain.json" --port "$port" --id soak --status-interval 5 \
-    --log-level warning > "$work/aggregator.log" 2>&1 &
+"$bin/beacon-sim" chain --stores 100 > "$work/chain.json" 2>> "$log"
+stack_spawn "$bin/beacon-aggregator" run --config "$work/chain.json" --port "$port" --id soak --status-interval 5 \
+    --log-level warning >> "$log"
 agg=$!
-stack_track $agg
-mosquitto_sub -h 127.0.0.1 -p "$port" -t 'beaconnet/aggregators/soak/status' > "$work/status.txt" &
-stack_track $!
-sleep 2
-"$bin/beacon-sim" load --stores 100 --devices 10000 --rate "$rate" --duration $((minutes * 60)) --port "$port" > "$work/load.log" 2>&1 &
+stack_spawn mosquitto_sub -h 127.0.0.1 -p "$port" -t 'beaconnet/aggregators/soak/status' > "$work/status.txt"
+# The load starts once the aggregator is online (its first status), so that all of it is measured.
+stack_wait_for "the aggregator" 60 grep -q '"state":"online"' "$work/status.txt"
+stack_spawn "$bin/beacon-sim" load --stores 100 --devices 10000 --rate "$rate" --duration $((minutes * 60)) --port "$port" > "$work/load.log"
 load=$!
-stack_track $load
 
 echo "soak: ${minutes} min at ${rate} sightings/s, 100 stores, 10 000 devices ($(date -u +%FT%TZ), $(uname -m), $(nproc) cores)"
 printf '%6s %12s %14s %9s %8s\n' "t (s)" "RSS (MiB)" "sightings" "devices" "lag ms"

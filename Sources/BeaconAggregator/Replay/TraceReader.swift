@@ -21,6 +21,10 @@ public struct TraceReader: ~Copyable {
     /// The file's size in bytes when it was opened, for how far a replay has got; nil for standard
     /// input, a pipe or anything else whose size is not known in advance.
     public let size: Int?
+    /// Whether the line last read had no line end: only the last line can, and `mosquitto_sub -v`
+    /// ends every line, so the file was cut off mid-message (a recording stopped by a full disk, a
+    /// copy that stopped short) — or written by hand without a final newline.
+    public private(set) var endsMidLine = false
 
     /// Opens `path` (`-` for standard input); throws with errno's text.
     public init(path: String) throws(TraceError) {
@@ -61,6 +65,7 @@ public struct TraceReader: ~Copyable {
         }
         lineNumber += 1
         bytesRead += count
+        endsMidLine = buffer[count - 1] != 0x0A
         var length = count
         while length > 0, buffer[length - 1] == 0x0A || buffer[length - 1] == 0x0D { length -= 1 }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: length)

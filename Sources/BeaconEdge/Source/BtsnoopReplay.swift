@@ -118,6 +118,8 @@ public final class BtsnoopReplay: Service, Sendable {
     }
 
     /// Sends every HCI event of the capture, then finishes the channel.
+    /// - Throws: ``ReplayError/endsEarly(path:_:)`` after sending the records before a cut-off
+    ///   record.
     public func run() async throws {
         defer { output.finish() }
         var timeline = BtsnoopTimeline(file)
@@ -128,6 +130,7 @@ public final class BtsnoopReplay: Service, Sendable {
         let clock = ContinuousClock()
         var origin: (wall: ContinuousClock.Instant, capture: Int64)?
         var progress = ProgressTracker(total: file.bytes.count, clock: clock, interval: progressInterval)
+        var cutOff: BtsnoopError?
         do {
             while let (record, verdict) = try timeline.next() {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
@@ -175,12 +178,15 @@ public final class BtsnoopReplay: Service, Sendable {
                 }
             }
         } catch let error as BtsnoopError {
-            // A capture cut off while it was written: replay what came before, say where it ended.
-            logger.warning("capture ends early", metadata: ["replay.file": "\(path)", "replay.error": "\(error)"])
+            // A capture cut off while it was written: replay what came before, then say so.
+            cutOff = error
         }
         if !chunk.isEmpty { await output.send(chunk) }
         logger.info("replay done", metadata: [
             "replay.file": "\(path)", "replay.events": "\(events)", "replay.speed": "\(speed)", "replay.skipped_records": "\(implausible)"])
+        // Thrown after the records before the cut are sent: the group still shuts down gracefully
+        // (they are published), and the edge then exits with a data error rather than 0.
+        if let cutOff { throw ReplayError.endsEarly(path: path, cutOff) }
     }
 
     /// Sleeps until `due`, telling the pipeline the capture's clock every 100 ms of wall time so
@@ -211,6 +217,9 @@ public enum ReplayError: Error, Sendable, CustomStringConvertible {
     case unreadable(path: String, errno: Int32)
     /// The file is not a btsnoop capture this reader understands.
     case notACapture(path: String, BtsnoopError)
+    /// The capture is cut off mid-record (a capture still being written, a copy that stopped
+    /// short); the records before the cut were replayed.
+    case endsEarly(path: String, BtsnoopError)
 
     /// One line for the operator.
     public var description: String {
@@ -219,6 +228,8 @@ public enum ReplayError: Error, Sendable, CustomStringConvertible {
             return "cannot read capture \(path): \(String(cString: strerror(code))) (errno \(code))"
         case .notACapture(let path, let error):
             return "\(path) is not a capture BeaconNet can read: \(error)"
+        case .endsEarly(let path, let error):
+            return "\(path) ends early: \(error); the records before it were replayed"
         }
     }
 }

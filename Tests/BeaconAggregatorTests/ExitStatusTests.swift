@@ -1,0 +1,139 @@
+import BeaconCore
+import BrokerHarness
+import Foundation
+import TestSupport
+import Testing
+
+/// Every program ends with the statuses of ``ExitStatus`` (docs/OPERATIONS.md, "Exit codes"): one
+/// number for one kind of failure, whichever tool and subcommand met it — so a systemd unit or a
+/// script can act on the number alone.
+@Suite("Exit statuses: one number per kind of failure, in every program")
+struct ExitStatusTests {
+    /// The example chain with a store number no iBeacon major can carry: fails validation.
+    static func badChain() throws -> String {
+        let text = try String(contentsOfFile: CommandLineTests.chain, encoding: .utf8)
+        let broken = text.replacingOccurrences(of: #""major": 13"#, with: #""major": 70000"#)
+        #expect(broken != text, "the example chain has changed: break it another way")
+        let path = try TestDirectory.make("bad-chain").appendingPathComponent("chain.json").path
+        try broken.write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
+    @Test("a chain that fails validation is 78 for check-config, run, replay and beacon-sim run alike")
+    func badChainEverywhere() async throws {
+        let chain = try Self.badChain()
+        let trace = try TestDirectory.make("bad-chain-trace").appendingPathComponent("trace.txt").path
+        try "".write(toFile: trace, atomically: false, encoding: .utf8)
+        let commands: [(String, [String])] = [
+            ("beacon-aggregator", ["check-config", chain]),
+            // Port 1 refuses at once, should the chain ever be let through.
+            ("beacon-aggregator", ["run", "--config", chain, "--port", "1"]),
+            ("beacon-aggregator", ["replay", "--config", chain, trace]),
+            ("beacon-sim", ["run", "--config", chain, "--trace", trace + ".out", "--truth", trace + ".truth", "--duration", "10"]),
+        ]
+        for (name, arguments) in commands {
+            let result = try await CommandLineTests.run(name, arguments)
+            #expect(result.status == ExitStatus.configError.rawValue, "\(name) \(arguments[0]): exit \(result.status.map(String.init) ?? "?"): \(result.output)")
+            #expect(result.output.contains("$.stores[1].major"), "the problem is named: \(result.output)")
+        }
+    }
+
+    /// `ProcessorTests.validTraffic()` as a trace file for `Fixture.config()`, with its chain.
+    static func traceFiles(_ prefix: String) throws -> (chain: String, trace: String, text: String) {
+        let directory = try TestDirectory.make(prefix)
+        let chain = directory.appendingPathComponent("chain.json").path
+        try JSONEncoder().encode(Fixture.config()).write(to: URL(fileURLWithPath: chain))
+        let text = ProcessorTests.validTraffic().map { $0.0 + " " + String(decoding: $0.1, as: UTF8.self) + "\n" }.joined()
+        return (chain, directory.appendingPathComponent("trace.txt").path, text)
+    }
+
+    @Test("replay: a trace cut off mid-message is 65, after replaying what came before; no final newline alone is not")
+    func truncatedTrace() async throws {
+        let (chain, trace, text) = try Self.traceFiles("cut-trace")
+        try String(text.dropLast(20)).write(toFile: trace, atomically: false, encoding: .utf8)
+        let cut = try await CommandLineTests.run("beacon-aggregator", ["replay", "--config", chain, trace])
+        #expect(cut.status == ExitStatus.dataError.rawValue, "\(cut.output)")
+        #expect(cut.output.contains("ends mid-message"), "\(cut.output)")
+        #expect(cut.output.contains("beaconnet/events/1/enter "), "what came before the cut is replayed: \(cut.output)")
+
+        try String(text.dropLast()).write(toFile: trace, atomically: false, encoding: .utf8)
+        let unterminated = try await CommandLineTests.run("beacon-aggregator", ["replay", "--config", chain, trace])
+        #expect(unterminated.status == 0, "a hand-written trace without a final newline: \(unterminated.output)")
+
+        try ("garbage\n" + text).write(toFile: trace, atomically: false, encoding: .utf8)
+        let malformed = try await CommandLineTests.run("beacon-aggregator", ["replay", "--config", chain, trace])
+        #expect(malformed.status == ExitStatus.dataError.rawValue, "\(malformed.output)")
+        #expect(malformed.output.contains("1 line(s) that are not 'topic payload'"), "\(malformed.output)")
+
+        let missing = try await CommandLineTests.run("beacon-aggregator", ["replay", "--config", chain, trace + ".missing"])
+        #expect(missing.status == ExitStatus.dataError.rawValue, "\(missing.output)")
+    }
+
+    @Test("evaluate: a truth file cut off mid-line is 65, naming the line")
+    func truncatedTruth() async throws {
+        let directory = try TestDirectory.make("cut-truth")
+        let trace = directory.appendingPathComponent("trace.txt").path, truth = directory.appendingPathComponent("truth.jsonl").path
+        let made = try await CommandLineTests.run("beacon-sim", ["run", "--trace", trace, "--truth", truth, "--duration", "30"])
+        #expect(made.status == 0, "\(made.output)")
+        let text = try String(contentsOfFile: truth, encoding: .utf8)
+        try String(text.dropLast(12)).write(toFile: truth, atomically: false, encoding: .utf8)
+        let result = try await CommandLineTests.run("beacon-sim", ["evaluate", "--truth", truth, "--events", trace])
+        #expect(result.status == ExitStatus.dataError.rawValue, "\(result.output)")
+        #expect(result.output.contains("truth.jsonl:"), "the file and line: \(result.output)")
+    }
+
+    static let badCommandLines: [(String, [String])] = [
+        ("beacon-edge", ["--no-such-flag"]),
+        ("beacon-aggregator", ["run", "--no-such-flag"]),
+        ("beacon-aggregator", ["check-config"]),
+        ("beacon-sim", ["run", "--no-such-flag"]),
+        ("beacon-sim", ["evaluate", "--truth", "t.jsonl"]),
+        ("beacon-dashboard", ["--no-such-flag"]),
+    ]
+
+    @Test("an unknown flag or a missing argument is 64 in every program", arguments: badCommandLines)
+    func badFlags(_ name: String, _ arguments: [String]) async throws {
+        let result = try await CommandLineTests.run(name, arguments)
+        #expect(result.status == ExitStatus.usage.rawValue, "\(name) \(arguments.joined(separator: " ")): \(result.output)")
+    }
+
+    @Test("a broker that refuses the connection is 69 for beacon-sim watch and load")
+    func brokerUnavailable() async throws {
+        for arguments in [["watch", "--port", "1"], ["load", "--port", "1", "--duration", "1", "--stores", "1", "--devices", "1"]] {
+            let result = try await CommandLineTests.run("beacon-sim", arguments)
+            #expect(result.status == ExitStatus.unavailable.rawValue, "\(arguments[0]): \(result.output)")
+        }
+    }
+
+    @Test("beacon-dashboard: a --listen address in use is 69")
+    func listenAddressInUse() async throws {
+        try await withBroker { broker in
+            // The broker holds its port: the dashboard can reach it, and cannot listen on it.
+            let result = try await CommandLineTests.run("beacon-dashboard", [
+                "--port", "\(broker.port)", "--listen", "127.0.0.1:\(broker.port)", "--log-level", "critical",
+            ])
+            #expect(result.status == ExitStatus.unavailable.rawValue, "\(result.output)")
+            #expect(result.output.contains("cannot serve on 127.0.0.1:\(broker.port)"), "\(result.output)")
+        }
+    }
+
+    static let commands: [(String, [String])] = [
+        ("beacon-edge", []), ("beacon-edge", ["decode"]), ("beacon-aggregator", []), ("beacon-aggregator", ["run"]),
+        ("beacon-aggregator", ["check-config"]), ("beacon-aggregator", ["replay"]), ("beacon-aggregator", ["calibrate"]),
+        ("beacon-sim", []), ("beacon-sim", ["run"]), ("beacon-sim", ["evaluate"]), ("beacon-sim", ["watch"]),
+        ("beacon-sim", ["load"]), ("beacon-sim", ["sweep"]), ("beacon-sim", ["import"]), ("beacon-sim", ["chain"]),
+        ("beacon-dashboard", []),
+    ]
+
+    @Test("every program's --help lists the exit statuses", arguments: commands)
+    func help(_ name: String, _ subcommand: [String]) async throws {
+        let result = try await CommandLineTests.run(name, subcommand + ["--help"])
+        #expect(result.status == 0)
+        // The help is wrapped to the terminal's width: compare words, not lines.
+        let words = result.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for status in ExitStatus.allCases {
+            let first = status.description.split(separator: " ").prefix(3).joined(separator: " ")
+            #expect(words.contains("\(status.rawValue) \(first)"), "\(name) \(subcommand.joined()) --help lacks \(status.rawValue): \(words)")
+        }
+    }
+}
