@@ -58,11 +58,24 @@ public struct BrokerLoginOptions: ParsableArguments, Sendable {
     /// cannot be read is a config error (``ExitStatus/configError``), as the edge's
     /// `broker.password_file` is: a credential systemd did not hand over, a path mistyped.
     public static func password(from path: String, flag: String) throws -> String {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            FileHandle.standardError.write(Data("\(CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "beaconnet"): \(flag) \(path) cannot be read\n".utf8))
-            throw ExitCode(ExitStatus.configError.rawValue)
-        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw unreadable(flag, path) }
         return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    }
+
+    /// Says on standard error that `flag`'s file `path` cannot be read, and returns the config
+    /// error (78) to throw.
+    static func unreadable(_ flag: String, _ path: String) -> ExitCode {
+        let program = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "beaconnet"
+        FileHandle.standardError.write(Data("\(program): \(flag) \(path) cannot be read\n".utf8))
+        return ExitCode(ExitStatus.configError.rawValue)
+    }
+
+    /// Checks that the `--tls-*` files can be read: a mistyped path is a config error (78), said
+    /// now, not a TLS failure at connect that a service would retry for ever.
+    public func checkTLSFiles() throws {
+        for (flag, path) in [("--tls-ca", tlsCA), ("--tls-cert", tlsCert), ("--tls-key", tlsKey)] {
+            if let path, !FileManager.default.isReadableFile(atPath: path) { throw Self.unreadable(flag, path) }
+        }
     }
 
     /// The TLS settings of `--tls-*`, or nil for plain TCP.
@@ -71,11 +84,13 @@ public struct BrokerLoginOptions: ParsableArguments, Sendable {
     }
 
     /// A configuration for the broker at `host`:`port` as `clientID`, with this login and TLS;
-    /// the password file is read here, so a missing one is reported before anything connects.
+    /// the password file is read and the TLS files checked here, so a missing one is reported
+    /// before anything connects.
     public func configuration(host: String, port: Int, clientID: String) throws -> MQTTConfiguration {
         var configuration = MQTTConfiguration(host: host, port: port, clientID: clientID)
         configuration.username = username
         configuration.password = try password()
+        try checkTLSFiles()
         configuration.tls = tls
         return configuration
     }

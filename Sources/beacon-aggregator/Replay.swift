@@ -113,8 +113,9 @@ struct Replay: ParsableCommand {
             if case .rejected(let reason, let detail) = verdict {
                 FileHandleStderr.write("trace line \(number): rejected (\(reason)): \(detail)\n")
                 // A last line without its line end that does not decode was cut off mid-message;
-                // one that decodes was only written without a final newline.
-                if number == cutOffLine { cutOffRejected = true }
+                // one that decodes (refused or not on its merits) was only written without a
+                // final newline.
+                if number == cutOffLine, case .payload = reason { cutOffRejected = true }
             }
             for o in out { output.line(o.traceLine) }
             out.removeAll(keepingCapacity: true)

@@ -47,7 +47,7 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "Broker user name of the publishing connection (client id beacon-aggregator-<id>-out), default <username>-out: brokers that bind each login to one client id (the shipped dynamic-security setup) need a login per connection. Give the --username again to use one login for both.")
     var outUsername: String?
 
-    @Option(help: "File holding that login's password, default the --password-file path with -out appended if that file exists (make-credentials.sh's passwords/<user>-out, a systemd credential password-out), else the --password-file.")
+    @Option(help: "File holding that login's password, default the --password-file's -out sibling if one exists (agg-1-out.password beside agg-1.password, or the path with -out appended: make-credentials.sh's passwords/<user>-out), else the --password-file.")
     var outPasswordFile: String?
 
     @Option(help: "Snapshot file of device states, restored at start when newer than the retained ones.")

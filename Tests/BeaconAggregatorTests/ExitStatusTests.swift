@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconWire
 import BrokerHarness
 import Foundation
 import TestSupport
@@ -59,6 +60,12 @@ struct ExitStatusTests {
         try String(text.dropLast()).write(toFile: trace, atomically: false, encoding: .utf8)
         let unterminated = try await CommandLineTests.run("beacon-aggregator", ["replay", "--config", chain, trace])
         #expect(unterminated.status == 0, "a hand-written trace without a final newline: \(unterminated.output)")
+
+        // A last line complete but refused on its merits (a gateway the chain lacks): no damage.
+        let stranger = "beaconnet/sightings/1/gw-zz " + String(decoding: SightingBatch(gateway: try GatewayID("gw-zz"), sequence: 0, sent: 1_790_000_000_000, sightings: []).encoded(), as: UTF8.self)
+        try (text + stranger).write(toFile: trace, atomically: false, encoding: .utf8)
+        let refusedLast = try await CommandLineTests.run("beacon-aggregator", ["replay", "--config", chain, trace])
+        #expect(refusedLast.status == 0 && refusedLast.output.contains("unknown_gateway"), "\(refusedLast.output)")
 
         try ("garbage\n" + text).write(toFile: trace, atomically: false, encoding: .utf8)
         let malformed = try await CommandLineTests.run("beacon-aggregator", ["replay", "--config", chain, trace])

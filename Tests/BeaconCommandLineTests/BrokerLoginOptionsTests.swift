@@ -42,13 +42,22 @@ struct BrokerLoginOptionsTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-password-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try "s3cret\nsecond line\n".write(toFile: file, atomically: false, encoding: .utf8)
+        // The TLS files only need to be readable here: what they hold is the broker's to judge.
+        let (ca, cert, key) = (file + ".ca.crt", file + ".c.pem", file + ".k.pem")
+        for path in [ca, cert, key] { try "PEM".write(toFile: path, atomically: false, encoding: .utf8) }
+        defer { for path in [ca, cert, key] { try? FileManager.default.removeItem(atPath: path) } }
         let options = try BrokerLoginOptions.parse([
-            "--username", "sim", "--password-file", file, "--tls-ca", "ca.crt", "--tls-cert", "c.pem", "--tls-key", "k.pem",
+            "--username", "sim", "--password-file", file, "--tls-ca", ca, "--tls-cert", cert, "--tls-key", key,
         ])
         let secured = try options.configuration(host: "broker.example", port: 8883, clientID: "sim")
         #expect(secured.host == "broker.example" && secured.port == 8883 && secured.clientID == "sim")
         #expect(secured.username == "sim" && secured.password == "s3cret")
-        #expect(secured.tls == MQTTTLSConfiguration(caFile: "ca.crt", certFile: "c.pem", keyFile: "k.pem"))
+        #expect(secured.tls == MQTTTLSConfiguration(caFile: ca, certFile: cert, keyFile: key))
+        // A mistyped TLS path is a config error (78) now, not a TLS failure at connect.
+        let mistyped = try BrokerLoginOptions.parse(["--tls-ca", ca, "--tls-cert", cert, "--tls-key", file + ".missing.pem"])
+        #expect { _ = try mistyped.configuration(host: "broker.example", port: 8883, clientID: "sim") } throws: { error in
+            (error as? ExitCode)?.rawValue == 78
+        }
 
         let anonymous = try BrokerLoginOptions.parse([]).configuration(host: "127.0.0.1", port: 1883, clientID: "x")
         #expect(anonymous.username == nil && anonymous.password == nil && anonymous.tls == nil)

@@ -9,7 +9,7 @@ import Testing
 /// make-credentials.sh): `run` and `load` with a simulator login (make-acl.sh --simulator) over TLS
 /// publish as every gateway of their chain, and a recorder sees it all; `watch` reads events as a
 /// dashboard login. Without a login, with a wrong password, with a login that may not publish as
-/// the gateways or with the wrong CA, the simulator stops at once: exit 1 and a message that says
+/// the gateways or with the wrong CA, the simulator stops at once: exit 69 and a message that says
 /// which flag to fix.
 @Suite("Deployment: the simulator's login", .serialized, .timeLimit(.minutes(3)))
 struct SimulatorLoginTests {
@@ -73,7 +73,7 @@ struct SimulatorLoginTests {
         }
     }
 
-    @Test("without a login, with a wrong password, a login without the simulator role or another CA: exit 1, a message naming the fix, nothing published")
+    @Test("without a login, with a wrong password, a login without the simulator role or another CA: exit 69, a message naming the fix, nothing published")
     func refused() async throws {
         try await withShippedBroker("central.conf", users: Self.users) { central in
             let directory = central.broker.directory

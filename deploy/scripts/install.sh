@@ -74,6 +74,15 @@ prefix=${prefix%/}
 unit_dir=${unit_dir%/}
 [[ -n $unit_dir ]] || fail_usage "--unit-dir / is not a unit directory"
 
+# Relative paths are the caller's: made absolute before the build changes directory.
+if [[ -n $destdir && $destdir != /* ]]; then destdir=$PWD/$destdir; fi
+if [[ -n $bin_dir && $bin_dir != /* ]]; then bin_dir=$PWD/$bin_dir; fi
+
+# Before minutes of building: can this user write where it installs?
+if [[ -z $destdir && ! -w $(dirname "$config_dir") ]]; then
+    fail "cannot write $(dirname "$config_dir"): run it as root (build as yourself first: swift build -c release; then sudo $0 --no-build), or stage with --destdir"
+fi
+
 if $build; then
     [[ -x /opt/swift/usr/bin/swift ]] && export PATH="/opt/swift/usr/bin:$PATH"
     command -v swift >/dev/null ||
