@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The processes running on this machine, read from Linux's `/proc`: for tests that must show a
 /// script left nothing behind, whoever its children's parent is by now.
