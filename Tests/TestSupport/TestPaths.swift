@@ -44,3 +44,14 @@ extension Collection where Element == UInt8 {
     /// Lowercase hex, as the data files write it.
     public var hex: String { map { String(format: "%02x", $0) }.joined() }
 }
+
+extension TestPaths {
+    /// The path of the package's executable `name` as `swift build --build-tests` left it:
+    /// beside the test bundle, or in .build/debug; nil when it is not built.
+    public static func builtExecutable(_ name: String) -> String? {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return [bundle, bundle.deletingLastPathComponent(), inPackage(".build/debug")]
+            .map { $0.appendingPathComponent(name).path }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}

@@ -17,12 +17,9 @@ struct DashboardStack: Sendable {
     /// The page's address.
     var url: String { "http://127.0.0.1:\(httpPort)" }
 
-    /// The package's executables as `swift build --build-tests` left them, beside the test bundle.
+    /// The package's executable `name` as `swift build --build-tests` left it.
     static func binary(_ name: String) throws -> String {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [bundle, bundle.deletingLastPathComponent(), TestPaths.inPackage(".build/debug")]
-            .map { $0.appendingPathComponent(name).path }
-        guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard let path = TestPaths.builtExecutable(name) else {
             throw HTTPProbe.Failure(description: "\(name) is not built: run swift build --build-tests first")
         }
         return path

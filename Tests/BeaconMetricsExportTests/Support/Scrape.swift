@@ -9,12 +9,9 @@ enum Scrape {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    /// The package's executables as `swift build --build-tests` left them, beside the test bundle.
+    /// The package's executable `name` as `swift build --build-tests` left it.
     static func binary(_ name: String) throws -> String {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [bundle, bundle.deletingLastPathComponent(), TestPaths.inPackage(".build/debug")]
-            .map { $0.appendingPathComponent(name).path }
-        guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard let path = TestPaths.builtExecutable(name) else {
             throw HTTPProbe.Failure(description: "\(name) is not built: run swift build --build-tests first")
         }
         return path
@@ -70,7 +67,7 @@ enum Scrape {
         try await withBroker { broker in
             let directory = try TestDirectory.make("metrics-edge").path
             let capture = "\(directory)/capture.btsnoop"
-            try IBeaconCapture.write(to: capture, seconds: 120)
+            try SyntheticIBeaconCapture.write(to: capture, seconds: 120)
             let port = try Broker.unusedPort()
             let edge = try ChildProcess(executable: try binary("beacon-edge"), arguments: [
                 "--gateway", "gw-metrics", "--store", "1", "--section", "1", "--broker-host", "127.0.0.1", "--broker-port", "\(broker.port)",
