@@ -9,12 +9,7 @@ extension Calibration {
     /// ``validate(against:)``'s to say. The caller reads the file and names it in the error.
     public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> Calibration {
         let data = Data(bytes)
-        let tree: Any
-        do {
-            tree = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw ConfigError(issues: [ConfigIssue(path: "$", message: "not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)")])
-        }
+        let tree = try ChainConfig.jsonTree(data)
         var issues = DuplicateKeys.find(in: bytes)
         let shape = shapeIssues(in: tree)
         // The decoder stops at the first wrong type; the tree walk reports them all.

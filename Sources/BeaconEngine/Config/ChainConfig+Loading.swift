@@ -51,6 +51,15 @@ extension ChainConfig {
         return Array(bytes)
     }
 
+    /// `data` as a JSON tree (JSONSerialization's), or the config error of text that is not JSON.
+    static func jsonTree(_ data: Data) throws(ConfigError) -> Any {
+        do {
+            return try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw ConfigError(issues: [ConfigIssue(path: "$", message: "not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)")])
+        }
+    }
+
     /// Decodes and validates a config from JSON bytes. Unknown keys are errors, so that a typo such
     /// as `dwel_s` is reported instead of silently leaving the default in force.
     ///
@@ -58,12 +67,7 @@ extension ChainConfig {
     /// passes them when `bytes` is a re-serialised overlay); by default `bytes` is searched.
     public static func parse(_ bytes: [UInt8], duplicates: [ConfigIssue]? = nil) throws(ConfigError) -> ChainConfig {
         let data = Data(bytes)
-        let tree: Any
-        do {
-            tree = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw ConfigError(issues: [ConfigIssue(path: "$", message: "not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)")])
-        }
+        let tree = try jsonTree(data)
         var issues = unknownKeys(in: tree) + (duplicates ?? DuplicateKeys.find(in: bytes))
         // Types and whole numbers are checked on the tree: the decoder stops at the first wrong
         // type, and its error for 12.5 has no path. Every such problem is reported at once; the
