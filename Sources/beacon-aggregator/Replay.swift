@@ -89,8 +89,8 @@ struct Replay: ParsableCommand {
             throw ExitCode(.dataError, saying: "\(error)")
         }
         var out: [Outbound] = []
-        if drain > 0, processor.engine.latestEventTime != .min {
-            processor.drain(to: processor.engine.latestEventTime + Int64(drain * 1000), into: &out)
+        if drain > 0, let latest = processor.engine.latestEventTime {
+            processor.drain(to: latest + Int64(drain * 1000), into: &out)
             for o in out { output.line(o.traceLine) }
         }
         output.flush()

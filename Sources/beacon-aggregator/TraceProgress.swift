@@ -11,13 +11,13 @@ struct TraceProgress {
     /// Writes a report when one is due; cheap otherwise (a clock read), so it runs after every line.
     mutating func check(reader: borrowing TraceReader, processor: MessageProcessor) {
         let time = processor.engine.latestEventTime
-        if firstTime == nil, time != .min { firstTime = time }
+        if firstTime == nil, let time { firstTime = time }
         guard let elapsed = schedule.due() else { return }
         let counters = processor.counters
         let progress = ReplayProgress(
             input: .trace, read: reader.lineNumber,
             fraction: reader.size.map { $0 > 0 ? Double(reader.bytesRead) / Double($0) : 1 },
-            firstTime: firstTime, time: time == .min ? nil : time,
+            firstTime: firstTime, time: time,
             tally: ["\(counters.messages) messages", "\(counters.sightings) sightings", "\(processor.engine.statistics.transitions) transitions"],
             elapsed: elapsed)
         FileHandleStderr.write("replay: \(progress.line)\n")

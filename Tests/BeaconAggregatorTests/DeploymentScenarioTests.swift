@@ -191,8 +191,8 @@ struct DeploymentScenarioTests {
                 backlog = []
                 d.batch("gw-a", sent: s + 1000, heard)
             } else { backlog.append(s) }
-            if s == t0 + 55_000 { d.engine.gatewayStatus(try GatewayID("gw-a"), online: false, at: s, into: &d.outputs) }
-            if s == t0 + 200_000 { d.engine.gatewayStatus(try GatewayID("gw-a"), online: true, at: s, into: &d.outputs) }
+            if s == t0 + 55_000 { d.engine.gatewayStatus(try GatewayID("gw-a"), online: false) }
+            if s == t0 + 200_000 { d.engine.gatewayStatus(try GatewayID("gw-a"), online: true) }
             d.batch("gw-b", sent: s + 1000, heard)
             for gw in ["gw-b2", "gw-c", "gw-h"] { d.batch(gw, sent: s + 1000, []) }
             s += 1000

@@ -74,7 +74,7 @@ struct CalibrationFileTests {
         #expect(chain.calibratedStores == [1])
         #expect(chain.fingerprints.count == 2 && chain.fingerprints[0] != nil && chain.fingerprints[1] == nil)
         let store = try #require(chain.fingerprints[0])
-        #expect(store.sectionCount == 3 && store.neighbours == [[1], [0, 2], [1]])
+        #expect(store.sectionCount == 3 && FingerprintRule(chain: chain).walking[0]?.neighbours == [[1], [0, 2], [1]])
         // gw-c (the store's fourth gateway) in section 10, two sections away.
         #expect(store.mean[3 * 3 + 0] == -80 && abs(store.missedTerm[3 * 3 + 0] - log(0.8)) < 1e-12)
         #expect(try Fixture.config().resolve().calibratedStores.isEmpty)

@@ -47,11 +47,11 @@ struct DeviceTrackTests {
         for (i, id) in ids.enumerated() { levels[id] = -50 - 3 * i }
         func linked() -> Set<String> {
             let ti = d.engine.devices.track(of: Fixture.phone)!
-            return Set(d.engine.tracks[ti].links.map { d.engine.chain.gateways[Int($0.gateway)].id.rawValue })
+            return Set(d.engine.links.links[ti].map { d.engine.chain.gateways[Int($0.gateway)].id.rawValue })
         }
         // Strongest first in every second: keeping the most recently heard would keep the weakest 8.
         d.hear(Fixture.phone, levels, from: t0, to: t0 + 6000, heartbeat: ids)
-        #expect(linked() == Set(ids[0..<DeviceTrack.maxLinks]))
+        #expect(linked() == Set(ids[0..<LinkTable.maxLinks]))
         #expect(d.engine.current(Fixture.phone)?.section == d.engine.chain.sectionIndex(store: 1, section: 10))
         // The strong ones fall silent: past stale_after_s the weaker gateways take their links.
         d.hear(Fixture.phone, levels.filter { ids[8...].contains($0.key) }, from: t0 + 6000, to: t0 + 12000, heartbeat: ids)

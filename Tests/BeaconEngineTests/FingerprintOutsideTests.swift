@@ -47,10 +47,12 @@ struct FingerprintOutsideTests {
 
     @Test("outside is one more state: its likelihood, and a walking graph through the street door")
     func model() throws {
-        let model = try #require(try CalibrationFixture.configWithOutside().resolve().fingerprints[0])
+        let chain = try CalibrationFixture.configWithOutside().resolve()
+        let model = try #require(chain.fingerprints[0])
         #expect(model.sectionCount == 3 && model.stateCount == 4 && model.outside == 3)
-        #expect(model.neighbours == [[1, 3], [0, 2], [1], [0]], "outside is reached through section 10's street door only")
-        let noDoor = try #require(try CalibrationFixture.configWithOutside(door: false).resolve().fingerprints[0])
+        let walking = try #require(FingerprintRule(chain: chain).walking[0])
+        #expect(walking.neighbours == [[1, 3], [0, 2], [1], [0]], "outside is reached through section 10's street door only")
+        let noDoor = try #require(FingerprintRule(chain: try CalibrationFixture.configWithOutside(door: false).resolve()).walking[0])
         #expect(noDoor.neighbours == [[1, 3], [0, 2, 3], [1, 3], [0, 1, 2]], "no door marked: from every section")
         #expect(try #require(try CalibrationFixture.config().resolve().fingerprints[0]).stateCount == 3, "no outside fingerprint, no state")
 
@@ -66,10 +68,10 @@ struct FingerprintOutsideTests {
 
         // Outside keeps e^(−dt/60 s) of its belief and walks the rest back in through the door.
         var p = [0.0, 0, 0, 1]
-        model.predict(&p, over: 60 * log(2.0), stay: FingerprintRule.stayTime)
+        walking.predict(&p, over: 60 * log(2.0))
         #expect(abs(p[3] - 0.5) < 1e-12 && abs(p[0] - 0.5) < 1e-12 && p[1] == 0 && p[2] == 0)
         var q = [1.0, 0, 0, 0]
-        model.predict(&q, over: 30 * log(2.0), stay: FingerprintRule.stayTime)
+        walking.predict(&q, over: 30 * log(2.0))
         #expect(abs(q[0] - 0.5) < 1e-12 && abs(q[1] - 0.25) < 1e-12 && abs(q[3] - 0.25) < 1e-12, "the door section leads to 20 and out")
     }
 
@@ -84,7 +86,8 @@ struct FingerprintOutsideTests {
         let exit = try #require(d.transitionEvents.last)
         #expect(exit.time > t0 + 10_000 && exit.time <= t0 + 15_000, "dated when decided, within 5 s: \(exit.time - t0)")
         let track = try #require(d.engine.devices.track(of: Fixture.phone))
-        #expect(d.engine.tracks[track].state == .outside && d.engine.occupancy.stores[0] == 0 && d.engine.occupancy.sections[0] == 0)
+        #expect(d.engine.presence[track].presence.state == .outside)
+        #expect(d.engine.presence.occupancy.stores[0] == 0 && d.engine.presence.occupancy.sections[0] == 0)
         #expect(d.states.last?.state == .outside)
 
         // The same walk on sections alone: still heard, never let out.

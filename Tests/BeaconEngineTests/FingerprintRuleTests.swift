@@ -38,15 +38,20 @@ struct FingerprintRuleTests {
         #expect(abs(ll[0] - (-3.332669)) < 1e-6)
     }
 
+    static func walking() throws -> WalkingModel {
+        let chain = try CalibrationFixture.config().resolve()
+        return try #require(FingerprintRule(chain: chain).walking[0])
+    }
+
     @Test("the walking model keeps a share e^(−dt/30 s) in place and spreads the rest over the neighbours")
     func predict() throws {
-        let model = try Self.model()
+        let walking = try Self.walking()
         let half = 30 * log(2.0)
         var p = [1.0, 0, 0]
-        model.predict(&p, over: half, stay: FingerprintRule.stayTime)
+        walking.predict(&p, over: half)
         #expect(abs(p[0] - 0.5) < 1e-12 && abs(p[1] - 0.5) < 1e-12 && p[2] == 0, "an end section has one neighbour")
         var q = [0.0, 1, 0]
-        model.predict(&q, over: half, stay: FingerprintRule.stayTime)
+        walking.predict(&q, over: half)
         #expect(abs(q[0] - 0.25) < 1e-12 && abs(q[1] - 0.5) < 1e-12 && abs(q[2] - 0.25) < 1e-12)
     }
 
@@ -55,7 +60,8 @@ struct FingerprintRuleTests {
         let chain = try CalibrationFixture.config().resolve()
         let rule = FingerprintRule(chain: chain)
         let model = try #require(chain.fingerprints[0])
-        var evidence = SectionEvidence(store: 0, current: nil)
+        let walking = try Self.walking()
+        var evidence = SectionEvidence(store: 0, standing: .unplaced)
         evidence.links = [(0, -56, 9, -59), (1, -69, 9, -59), (2, -70, 9, -59)]
         evidence.missed = [(3, -100)]
         var ll = [Double](repeating: 0, count: 3)
@@ -63,55 +69,56 @@ struct FingerprintRuleTests {
 
         // The first step of a visit: the evidence alone, in full.
         var belief: FingerprintRule.Belief?
-        #expect(rule.step(&belief, model: model, evidence: evidence, at: EventTime(t0)) == 0)
-        let first = try #require(belief).posterior
+        #expect(rule.step(&belief, model: model, walking: walking, evidence: evidence, at: EventTime(t0)) == 0)
+        let first = try #require(belief).filter.belief
         let softmax = ll.map { exp($0 - ll.max()!) }
         for s in 0..<3 { #expect(abs(first[s] - max(softmax[s] / softmax.reduce(0, +), 1e-9)) < 1e-9) }
 
         // Half a second later: predicted over 0.5 s, then the evidence once (β = 1 per 0.5 s).
-        _ = rule.step(&belief, model: model, evidence: evidence, at: EventTime(t0 + 500))
+        _ = rule.step(&belief, model: model, walking: walking, evidence: evidence, at: EventTime(t0 + 500))
         var expected = first
-        model.predict(&expected, over: 0.5, stay: FingerprintRule.stayTime)
+        walking.predict(&expected, over: 0.5)
         expected = (0..<3).map { expected[$0] * exp(FingerprintRule.evidencePerTick * (ll[$0] - ll.max()!)) }
         // Normalised, lifted to the 1e-9 floor, normalised again.
         let total = expected.reduce(0, +)
         expected = expected.map { max($0 / total, 1e-9) }
         let lifted = expected.reduce(0, +)
-        let second = try #require(belief).posterior
+        let second = try #require(belief).filter.belief
         for s in 0..<3 { #expect(abs(second[s] - expected[s] / lifted) < 1e-12, "section \(s): \(second[s]) against \(expected[s] / lifted)") }
         #expect(second[2] < 1e-6 && second[2] > 0, "section 30 is all but ruled out, never quite")
 
         // The same millisecond again changes nothing; a step behind the last one neither.
-        _ = rule.step(&belief, model: model, evidence: evidence, at: EventTime(t0 + 500))
-        _ = rule.step(&belief, model: model, evidence: evidence, at: EventTime(t0 + 100))
-        #expect(try #require(belief).posterior == second)
+        _ = rule.step(&belief, model: model, walking: walking, evidence: evidence, at: EventTime(t0 + 500))
+        _ = rule.step(&belief, model: model, walking: walking, evidence: evidence, at: EventTime(t0 + 100))
+        #expect(try #require(belief).filter.belief == second)
     }
 
     @Test("the device moves only when a section holds 30:1 odds over its own; short of that the sweep keeps watching")
     func switchOdds() throws {
         let chain = try CalibrationFixture.config().resolve()
-        let rule = FingerprintRule(chain: chain)
+        var rule = FingerprintRule(chain: chain)
         let section20 = try #require(chain.sectionIndex(store: 1, section: 20))
         let section10 = section20 - 1
-        var state = FingerprintRule.DeviceState()
+        rule.start(0)
         // The device is in 10, the belief in 20 at 10:1 over 10 — not enough.
-        state.belief = FingerprintRule.Belief(store: 0, posterior: [1 / 11.5, 10 / 11.5, 0.5 / 11.5], time: EventTime(t0))
-        var evidence = SectionEvidence(store: 0, current: section10)
+        let odds = ForwardFilter(evidence: [log(1 / 11.5), log(10 / 11.5), log(0.5 / 11.5)], at: EventTime(t0))
+        rule.memory[0].belief = FingerprintRule.Belief(store: 0, filter: odds)
+        var evidence = SectionEvidence(store: 0, standing: .section(section10))
         // A millisecond later: the evidence barely counts.
         evidence.links = [(0, -61.5, 9, -59), (1, -61.5, 9, -59), (2, -61.5, 9, -59)]
-        let verdict = rule.decide(&state, evidence: evidence, at: EventTime(t0 + 1))
-        #expect(verdict.section == nil && rule.isWatching(state), "a leader short of the odds is watched, not followed")
+        let verdict = rule.decide(0, evidence, at: EventTime(t0 + 1))
+        #expect(verdict.section == nil && rule.isWatching(0), "a leader short of the odds is watched, not followed")
         // A clear picture of 20 for a few seconds gathers the odds and moves the device.
         evidence.links = [(0, -68, 9, -59), (1, -55, 9, -59), (2, -55, 9, -59), (3, -68, 9, -59)]
         var moved: Int?
         var t = t0 + 1
         while moved == nil && t < t0 + 10_000 {
             t += 250
-            moved = rule.decide(&state, evidence: evidence, at: EventTime(t)).section
+            moved = rule.decide(0, evidence, at: EventTime(t)).section
         }
         #expect(moved == section20)
-        let p = try #require(state.belief).posterior
-        #expect(p[1] >= FingerprintRule.switchOdds * p[0])
+        let p = try #require(rule.memory[0].belief).filter.belief
+        #expect(p[1] >= rule.switchOdds * p[0])
     }
 
     @Test("in the engine the rule follows a walk through the calibrated store and holds still between sections")
@@ -148,6 +155,6 @@ struct FingerprintRuleTests {
         #expect(calibrated.transitions == ["enter 2", "enter 2/1"])
         #expect(calibrated.transitions == plain.transitions)
         // And the rule weighs no link at all where no store is calibrated.
-        #expect(!FingerprintRule(chain: try Fixture.config { $0.rule = .fingerprint }.resolve()).weighsEveryLink)
+        #expect(FingerprintRule(chain: try Fixture.config { $0.rule = .fingerprint }.resolve()).reads.isEmpty)
     }
 }

@@ -95,6 +95,6 @@ struct GatewayStreamTests {
         }
         let gh = d.engine.gateways[d.engine.chain.gatewayIndex[try GatewayID("gw-h")]!]
         // Each jump to 2^53 − 1 is far beyond what 1 ms of `sent` allows an edge to drop.
-        #expect(gh.lost == 0 && gh.seqAnomalies == 2100)
+        #expect(gh.sequence.counters.lost == 0 && gh.sequence.counters.seqAnomalies == 2100)
     }
 }

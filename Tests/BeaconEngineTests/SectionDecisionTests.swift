@@ -67,10 +67,10 @@ struct SectionDecisionTests {
         var t = t0 + 5000
         for _ in 0..<8 {
             d.hear(Fixture.phone, ["gw-a": -66, "gw-b": -58], from: t, to: t + 4000)
-            #expect(try leadState(d.engine, Fixture.phone).sum > 0)
+            #expect(try leadState(d.engine, Fixture.phone).lead.sum.value > 0)
             d.hear(Fixture.phone, ["gw-a": -58, "gw-b": -66], from: t + 4000, to: t + 8000)
             // Worn away, not just kept under the threshold.
-            #expect(try leadState(d.engine, Fixture.phone).sum == 0)
+            #expect(try leadState(d.engine, Fixture.phone).lead.sum.value == 0)
             t += 8000
         }
         #expect(d.transitions.isEmpty, "\(d.transitions)")
@@ -92,26 +92,26 @@ struct SectionDecisionTests {
         var d = Driver(try Fixture.engine { $0.switchMarginDB = 6; $0.dwellSeconds = 10 })
         d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 5000)
         d.clear()
-        let ti = try #require(d.engine.tracks.firstIndex { $0.id == Fixture.phone })
+        let ti = try #require(d.engine.devices.track(of: Fixture.phone))
         let s10 = try #require(d.engine.chain.sectionIndex(store: 1, section: 10))
         let s20 = try #require(d.engine.chain.sectionIndex(store: 1, section: 20))
         let s30 = try #require(d.engine.chain.sectionIndex(store: 1, section: 30))
-        let rule = LeadRule(chain: d.engine.chain)
+        let rule = HysteresisRule(chain: d.engine.chain)
         var state = try leadState(d.engine, Fixture.phone)
         var section = s10
         var t = t0 + 10_000
         /// One look: `top` leads the current section (10) by `lead` dB, or 10 is on top by -`lead`.
         func look(_ top: Int, _ lead: Double, after ms: Int64) -> Double {
             t += ms
-            var e = SectionEvidence(store: 0, current: s10)
+            var e = SectionEvidence(store: 0, standing: .section(s10))
             let level = { (value: Double) in SectionEvidence.Level(value: value, variance: 0) }
             if top == s10 {
                 e.strongest = (s10, level(-60), 0); e.inCurrent = level(-60); e.elsewhere = level(-60 + lead)
             } else {
                 e.strongest = (top, level(-60 + lead), 0); e.inCurrent = level(-60); e.elsewhere = level(-60 + lead)
             }
-            if let moved = rule.decide(&state, evidence: e, at: EventTime(t)).section { section = moved }
-            return state.sum
+            if let moved = rule.decide(&state, e, at: EventTime(t)).section { section = moved }
+            return state.lead.sum.value
         }
         #expect(look(s20, 10, after: 0) == 0)                 // a new challenger starts from zero
         #expect(look(s20, 14, after: 1000) == 6)              // ((10 + 14) / 2 − 6) × 1 s
@@ -208,9 +208,9 @@ struct SectionDecisionTests {
     }
 }
 
-/// The lead rule's memory of `device` in `engine` (the default rule).
-func leadState(_ engine: AggregationEngine, _ device: DeviceID) throws -> LeadRule.DeviceState {
+/// The hysteresis rule's memory of `device` in `engine` (the default rule).
+func leadState(_ engine: AggregationEngine, _ device: DeviceID) throws -> HysteresisRule.DeviceState {
     let track = try #require(engine.devices.track(of: device))
-    let slot = try #require(engine.sectionRule as? SectionRuleSlot<LeadRule>)
-    return slot.state(of: track)
+    let rule = try #require(engine.rule as? HysteresisRule)
+    return rule.memory[track]
 }

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import BeaconEngine
 
-/// A gateway's sequence numbers against forged and corrupted `seq`s (``GatewayTrack/Contender``):
+/// A gateway's sequence numbers against forged and corrupted `seq`s (``SequenceBook/Contender``):
 /// a far jump is kept apart, the stream that goes on wins, and `loss` counts only batches an edge
 /// could have dropped in the time that passed.
 @Suite("Engine: sequence numbers that cannot be poisoned")
@@ -12,17 +12,15 @@ struct SequenceAnomalyTests {
     let epoch: Int64 = 1_789_999_000_000
 
     /// A gateway that has sent `count` batches, one a second, seq 0…count−1.
-    private func running(_ count: Int, epoch: Int64? = nil) -> GatewayTrack {
-        var g = GatewayTrack()
+    private func running(_ count: Int, epoch: Int64? = nil) -> GatewayStream {
+        var g = GatewayStream()
         for i in 0..<count { feed(&g, UInt64(i), at(Int64(i) * 1000), epoch: epoch) }
         return g
     }
 
     @discardableResult
-    private func feed(_ g: inout GatewayTrack, _ seq: UInt64, _ sent: EventTime, epoch: Int64? = nil) -> GatewayTrack.Verdict {
-        let verdict = g.book(seq: seq, sent: sent, epoch: epoch)
-        if verdict == .accept { g.noteBatch(sent: sent) }
-        return verdict
+    private func feed(_ g: inout GatewayStream, _ seq: UInt64, _ sent: EventTime, epoch: Int64? = nil) -> SequenceBook.Verdict {
+        g.book(seq: seq, sent: sent, epoch: epoch, arrival: nil, latest: nil)
     }
 
     @Test("one batch with seq 2^53 − 1 in the current epoch: the edge's next batches are still new, nothing counted as lost",
@@ -35,8 +33,8 @@ struct SequenceAnomalyTests {
         for i in 30..<100 {
             #expect(feed(&g, UInt64(i), at(Int64(i) * 1000), epoch: epoch) != .duplicate, "seq \(i) after a forged \(forged)")
         }
-        #expect(g.lost == 0 && g.duplicates == 1 && g.seqAnomalies == 1)
-        #expect(g.current?.highest == 99, "the window stays with the edge")
+        #expect(g.sequence.counters.lost == 0 && g.sequence.counters.duplicates == 1 && g.sequence.counters.seqAnomalies == 1)
+        #expect(g.sequence.current?.highest == 99, "the window stays with the edge")
     }
 
     @Test("random forged seqs between every genuine batch: every genuine batch is decided, loss stays 0")
@@ -52,8 +50,8 @@ struct SequenceAnomalyTests {
             }
             #expect(feed(&g, UInt64(i), at(Int64(i) * 1000), epoch: epoch) != .duplicate, "genuine seq \(i)")
         }
-        #expect(g.lost == 0)
-        #expect(g.seqAnomalies > 0 && g.seqAnomalies <= UInt64(forged))
+        #expect(g.sequence.counters.lost == 0)
+        #expect(g.sequence.counters.seqAnomalies > 0 && g.sequence.counters.seqAnomalies <= UInt64(forged))
     }
 
     @Test("a corrupted counter that jumps and goes on from there: its batches stay new, and the jump is an anomaly, not loss")
@@ -63,8 +61,8 @@ struct SequenceAnomalyTests {
         for k in 0..<20 {
             #expect(feed(&g, jumped + UInt64(k), at(Int64(30 + k) * 1000), epoch: epoch) != .duplicate)
         }
-        #expect(g.current?.highest == jumped + 19, "the stream that went on is the window")
-        #expect(g.lost == 0 && g.seqAnomalies == 1)
+        #expect(g.sequence.current?.highest == jumped + 19, "the stream that went on is the window")
+        #expect(g.sequence.counters.lost == 0 && g.sequence.counters.seqAnomalies == 1)
         // The old stream's batch again: a repeat (its window is kept as the contender).
         #expect(feed(&g, 29, at(29_000), epoch: epoch) == .duplicate)
     }
@@ -76,8 +74,8 @@ struct SequenceAnomalyTests {
         for k in 1_800..<3_600 {
             #expect(feed(&g, UInt64(100 + k), at(Int64(100 + k) * 1000)) != .duplicate)
         }
-        #expect(g.lost == 1_800 && g.seqAnomalies == 0 && g.duplicates == 0)
-        #expect(g.current?.highest == 3_699)
+        #expect(g.sequence.counters.lost == 1_800 && g.sequence.counters.seqAnomalies == 0 && g.sequence.counters.duplicates == 0)
+        #expect(g.sequence.current?.highest == 3_699)
     }
 
     @Test("a forged pair that fits the time and takes the window: the edge takes it back, the loss it booked is retracted")
@@ -86,12 +84,12 @@ struct SequenceAnomalyTests {
         // 100 ahead, stamped 40 s later: as if the edge had dropped 99 batches.
         feed(&g, 159, at(99_000), epoch: epoch)
         feed(&g, 160, at(100_000), epoch: epoch)
-        #expect(g.current?.highest == 160 && g.lost == 99 && g.seqAnomalies == 0)
+        #expect(g.sequence.current?.highest == 160 && g.sequence.counters.lost == 99 && g.sequence.counters.seqAnomalies == 0)
         for i in 60..<70 {
             #expect(feed(&g, UInt64(i), at(Int64(i) * 1000), epoch: epoch) != .duplicate, "genuine seq \(i)")
         }
-        #expect(g.current?.highest == 69, "the edge's stream is the window again")
-        #expect(g.lost == 0 && g.seqAnomalies == 1)
+        #expect(g.sequence.current?.highest == 69, "the edge's stream is the window again")
+        #expect(g.sequence.counters.lost == 0 && g.sequence.counters.seqAnomalies == 1)
     }
 
     @Test("a live batch sent before the edge's backlog: the backlog is new, the live batch folds in, nothing lost or odd")
@@ -104,7 +102,7 @@ struct SequenceAnomalyTests {
         }
         #expect(feed(&g, 5_000, at(5_000_000)) == .duplicate, "the live batch again")
         #expect(feed(&g, 5_001, at(5_001_000)) != .duplicate)
-        #expect(g.lost == 0 && g.seqAnomalies == 0 && g.contender == nil)
+        #expect(g.sequence.counters.lost == 0 && g.sequence.counters.seqAnomalies == 0 && g.sequence.contender == nil)
     }
 
     @Test("two live batches before the backlog: the streams swap twice, every batch is new, nothing lost")
@@ -117,26 +115,26 @@ struct SequenceAnomalyTests {
         }
         #expect(feed(&g, 5_002, at(5_002_000)) != .duplicate)
         #expect(feed(&g, 5_001, at(5_001_000)) == .duplicate)
-        #expect(g.lost == 0 && g.current?.highest == 5_002)
+        #expect(g.sequence.counters.lost == 0 && g.sequence.current?.highest == 5_002)
     }
 
     @Test("an old batch far behind the window, sent long before its newest, is a repeat; a recent one starts a stream")
     func farBehind() {
         var g = running(200, epoch: epoch)
         #expect(feed(&g, 50, at(50_000), epoch: epoch) == .duplicate)
-        #expect(g.seqAnomalies == 0)
+        #expect(g.sequence.counters.seqAnomalies == 0)
         #expect(feed(&g, 20, at(199_500), epoch: epoch) != .duplicate)
-        #expect(g.seqAnomalies == 1)
+        #expect(g.sequence.counters.seqAnomalies == 1)
     }
 
     @Test("progress resumed from a poisoned snapshot: the edge's stream takes over at its second batch")
     func poisonedSnapshot() {
-        var g = GatewayTrack()
+        var g = GatewayStream()
         g.resume(seq: (1 << 53) - 1, sent: at(0), epoch: epoch)
         for i in 500..<520 {
             #expect(feed(&g, UInt64(i), at(Int64(i) * 1000), epoch: epoch) != .duplicate, "seq \(i)")
         }
-        #expect(g.current?.highest == 519 && g.lost == 0 && g.restartGap == 0 && g.seqAnomalies == 1)
+        #expect(g.sequence.current?.highest == 519 && g.sequence.counters.lost == 0 && g.sequence.counters.restartGap == 0 && g.sequence.counters.seqAnomalies == 1)
     }
 
     @Test("a forged epoch: the edge's run comes back, the run that came and went is an anomaly")
@@ -146,7 +144,7 @@ struct SequenceAnomalyTests {
         for i in 30..<40 {
             #expect(feed(&g, UInt64(i), at(Int64(i) * 1000 + 900), epoch: epoch) != .duplicate)
         }
-        #expect(g.current?.epoch == epoch && g.seqAnomalies == 1 && g.lost == 0)
+        #expect(g.sequence.current?.epoch == epoch && g.sequence.counters.seqAnomalies == 1 && g.sequence.counters.lost == 0)
     }
 
     @Test("a forged batch with the previous run's epoch and a far seq: the live run takes over again at its next batch")
@@ -155,10 +153,10 @@ struct SequenceAnomalyTests {
         for i in 0..<5 { feed(&g, UInt64(i), at(Int64(200 + i) * 1000), epoch: epoch + 1) }
         #expect(feed(&g, 1 << 50, at(204_500), epoch: epoch) != .duplicate)
         #expect(feed(&g, 5, at(205_000), epoch: epoch + 1) != .duplicate)
-        #expect(g.current?.epoch == epoch + 1 && g.current?.highest == 5)
+        #expect(g.sequence.current?.epoch == epoch + 1 && g.sequence.current?.highest == 5)
         #expect(feed(&g, 195, at(195_000), epoch: epoch) == .duplicate, "the previous run's window did not move")
         #expect(feed(&g, 20, at(20_000), epoch: epoch) == .duplicate, "an old batch far behind that run: a repeat")
-        #expect(g.lost == 0 && g.seqAnomalies == 3)
+        #expect(g.sequence.counters.lost == 0 && g.sequence.counters.seqAnomalies == 3)
     }
 
     @Test("a batch with a seq already seen but another sent is another batch, not a repeat")
@@ -168,7 +166,7 @@ struct SequenceAnomalyTests {
         #expect(feed(&g, 10, at(9_700), epoch: epoch) != .duplicate)
         #expect(feed(&g, 10, at(10_000), epoch: epoch) != .duplicate)
         #expect(feed(&g, 10, at(9_700), epoch: epoch) == .duplicate, "the first one again")
-        #expect(g.seqAnomalies == 1 && g.duplicates == 1 && g.lost == 0)
+        #expect(g.sequence.counters.seqAnomalies == 1 && g.sequence.counters.duplicates == 1 && g.sequence.counters.lost == 0)
     }
 
     /// `offset` ms after t0, in event time.

@@ -22,8 +22,8 @@ extension MessageProcessor {
             if counters.duplicates > 0 { duplicates[counters.id] = counters.duplicates }
             if counters.seqAnomalies > 0 { seqAnomalies[counters.id] = counters.seqAnomalies }
             // Before the first batch the engine has no time to judge silence by.
-            if !counters.online, engine.latestEventTime != .min, stores.contains(chain.stores[chain.gateways[g].store].major) {
-                offline[counters.id] = counters.lastBatch > 0 ? UInt64(counters.lastBatch) : 0
+            if !counters.online, engine.latestEventTime != nil, stores.contains(chain.stores[chain.gateways[g].store].major) {
+                offline[counters.id] = counters.lastBatch.map { UInt64(max(0, $0)) } ?? 0
             }
         }
         // From the batches, not the engine's clock: in live mode the service's tick moves that

@@ -132,10 +132,7 @@ public struct MessageProcessor {
         if let now, let t = status.time, t > now + maxFuture {
             return reject(topic: topic, reason: .futureTime, detail: "t \(t) is \((t - now) / 1000) s ahead of this aggregator's clock: check the edge's NTP", field: "t", payload: payload, now: now, into: &out)
         }
-        var outputs: [EngineOutput] = []
-        let time = status.time ?? now ?? engine.latestEventTime
-        engine.gatewayStatus(gateway, online: status.state == .online, at: time == .min ? 0 : time, into: &outputs)
-        publish(outputs, into: &out)
+        engine.gatewayStatus(gateway, online: status.state == .online)
         return .accepted
     }
 
@@ -167,7 +164,7 @@ public struct MessageProcessor {
         counters.rejects[reason.code, default: 0] += 1
         // Event time in a replay; before the first valid message there is none, so the earliest
         // time the wire accepts stands in.
-        let time = now ?? max(engine.latestEventTime, WireLimits.default.timeRange.lowerBound)
+        let time = now ?? max(engine.latestEventTime ?? WireLimits.default.timeRange.lowerBound, WireLimits.default.timeRange.lowerBound)
         let second = time / 1000
         if rejectWindow.second != second { rejectWindow = (second, 0) }
         if rejectWindow.copies < Self.rejectCopiesPerSecond {

@@ -54,7 +54,7 @@ extension SharedStateArbiter {
                 topic.lastSeen = max(topic.lastSeen, s.lastSeen)  // heard until then, as the file says
                 return topic
             }
-            return now.map { s.lastSeen >= $0 - AggregationEngine.forgetAfter } ?? true ? s : nil
+            return now.map { s.lastSeen >= $0 - AggregationEngine.forgetAfter.milliseconds } ?? true ? s : nil
         }
         return RestorePlan(states: states, exits: exits, republish: republish)
     }

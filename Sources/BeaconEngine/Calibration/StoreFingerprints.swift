@@ -24,10 +24,6 @@ public struct StoreFingerprints: Sendable {
     let heardTerm: [Double]
     /// Per `[gateway × stateCount + state]`: ln(1 − h), the log-likelihood of missing it there.
     let missedTerm: [Double]
-    /// Per local state, the local states one can walk to directly: a section's adjacent ones
-    /// (every other section when the store has no adjacency), plus outside from a section with a
-    /// street door — from every section when none is marked; outside leads back to those.
-    let neighbours: [[Int]]
 
     /// Indexes `store`'s fingerprints (validated against `chain`: complete, every name known) for
     /// the store at `index` in `chain`.
@@ -64,25 +60,6 @@ public struct StoreFingerprints: Sendable {
         self.inverseSD = inverseSD
         self.heardTerm = heardTerm
         self.missedTerm = missedTerm
-        neighbours = Self.neighbours(chain: chain, sections: sections, outside: outside)
-    }
-
-    /// The walking graph over the states (see ``neighbours``). Without a street door marked, the
-    /// chain does not say where the way out is, and the walk's outside samples alone tell it.
-    static func neighbours(chain: Chain, sections: Range<Int>, outside: Int?) -> [[Int]] {
-        var doors = sections.filter { chain.sections[$0].streetDoor }.map { $0 - sections.lowerBound }
-        if doors.isEmpty { doors = Array(0..<sections.count) }
-        var graph: [[Int]] = sections.map { s in
-            guard let adjacent = chain.sections[s].adjacent else {
-                return sections.indices.filter { $0 != s }.map { $0 - sections.lowerBound }
-            }
-            return adjacent.map { $0 - sections.lowerBound }.sorted()
-        }
-        if let outside {
-            for door in doors { graph[door].append(outside) }
-            graph.append(doors)
-        }
-        return graph
     }
 
     /// The local index of `section` (an index into ``Chain/sections``), if it is this store's.
@@ -108,25 +85,6 @@ public struct StoreFingerprints: Sendable {
         for gateway in missed {
             let row = gateway.g * states
             for s in 0..<states { logLikelihood[s] += missedTerm[row + s] }
-        }
-    }
-
-    /// The walking model over `dt` seconds: the device stays with probability e^(−dt/`stay`) in a
-    /// section, e^(−dt/`returning`) outside, else walks to one of its state's neighbours, each
-    /// as likely.
-    func predict(_ posterior: inout [Double], over dt: Double, stay stayTime: Double, returning returnTime: Double = FingerprintRule.returnTime) {
-        let stay = exp(-dt / stayTime)
-        let back = outside.map { _ in exp(-dt / returnTime) }
-        let before = posterior
-        for s in 0..<stateCount { posterior[s] = before[s] * (s == outside ? back ?? stay : stay) }
-        for s in 0..<stateCount {
-            let moving = before[s] * (1 - (s == outside ? back ?? stay : stay))
-            if neighbours[s].isEmpty {
-                posterior[s] += moving
-            } else {
-                let share = moving / Double(neighbours[s].count)
-                for n in neighbours[s] { posterior[n] += share }
-            }
         }
     }
 }

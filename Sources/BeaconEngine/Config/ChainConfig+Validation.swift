@@ -175,6 +175,11 @@ extension Tuning {
         check(storefrontDB.isFinite && (0...40).contains(storefrontDB), "storefront_db", "must be 0…40 dB")
         check(wallDB.isFinite && (0...20).contains(wallDB), "wall_db", "must be 0…20 dB")
         check(windowSeconds.isFinite && (0.5...60).contains(windowSeconds), "window_s", "must be 0.5…60 s")
+        check(sectionStaySeconds.isFinite && (1...3600).contains(sectionStaySeconds), "section_stay_s", "must be 1…3600 s")
+        check(outsideStaySeconds.isFinite && (1...3600).contains(outsideStaySeconds), "outside_stay_s", "must be 1…3600 s")
+        check(hmmSwitchOdds.isFinite && (1...1e6).contains(hmmSwitchOdds), "hmm_switch_odds", "must be 1…1000000")
+        check(fingerprintSwitchOdds.isFinite && (1...1e6).contains(fingerprintSwitchOdds), "fingerprint_switch_odds", "must be 1…1000000")
+        check(positionSwitchOdds.isFinite && (1.01...1e6).contains(positionSwitchOdds), "position_switch_odds", "must be 1.01…1000000")
         return issues
     }
 }

@@ -14,7 +14,7 @@ public struct Tuning: Codable, Sendable, Equatable {
         /// A hidden-Markov forward filter over the store's sections: a walking-time transition
         /// model over the adjacency graph, a path-loss emission model from the gateway positions
         /// (or the adjacency when there are none) with the device's unknown power offset profiled
-        /// out; the challenger needs 4:1 posterior odds for `dwell_s`.
+        /// out; the challenger needs `hmm_switch_odds` (4:1) posterior odds for `dwell_s`.
         case hmm
         /// Strongest single gateway wins at once — what most hobby presence systems do. Kept as the
         /// baseline the evaluator compares against; not for production.
@@ -112,6 +112,26 @@ public struct Tuning: Codable, Sendable, Equatable {
     public var latenessSeconds: Double = 2
     /// `window_s` (default 4): the `strongest` rule's window, seconds.
     public var windowSeconds: Double = 4
+    /// `section_stay_s` (default 30): the mean time a person stays in a section before walking to
+    /// a neighbouring one — the walking model of the `hmm` and `fingerprint` rules' forward
+    /// filters. A behavioural prior (the simulator's shoppers linger a median 45 s) that leaving
+    /// one real dataset out did not move.
+    public var sectionStaySeconds: Double = 30
+    /// `outside_stay_s` (default 60): the mean time someone just outside a store stays there before
+    /// coming in again (or going) — the street test's prior, the `fingerprint` rule's outside
+    /// state, and how long its belief about a device outside lasts unheard.
+    public var outsideStaySeconds: Double = 60
+    /// `hmm_switch_odds` (default 4): the posterior odds a challenger needs over the current
+    /// section before the `hmm` rule's dwell starts.
+    public var hmmSwitchOdds: Double = 4
+    /// `fingerprint_switch_odds` (default 30): the posterior odds the `fingerprint` rule needs for a
+    /// move, for an exit (outside over every section) and for an entry (a section over outside).
+    /// Chosen by leaving one real dataset out (docs/CALIBRATION.md).
+    public var fingerprintSwitchOdds: Double = 30
+    /// `position_switch_odds` (default 10): the odds the `position` rule's summed evidence must give
+    /// a section over the current one (more across the store). Chosen by leaving one real dataset
+    /// out over 3, 10, 30 and 100 (docs/MEASUREMENTS.md).
+    public var positionSwitchOdds: Double = 10
 
     public init() {}
 
@@ -124,7 +144,9 @@ public struct Tuning: Codable, Sendable, Equatable {
         case staleAfterSeconds = "stale_after_s", pathLossExponent = "path_loss_exponent"
         case defaultMeasuredPower = "default_measured_power", gatewaySilenceSeconds = "gateway_silence_s"
         case latenessSeconds = "lateness_s", streetExit = "street_exit", storefrontDB = "storefront_db", wallDB = "wall_db"
-        case windowSeconds = "window_s"
+        case windowSeconds = "window_s", sectionStaySeconds = "section_stay_s", outsideStaySeconds = "outside_stay_s"
+        case hmmSwitchOdds = "hmm_switch_odds", fingerprintSwitchOdds = "fingerprint_switch_odds"
+        case positionSwitchOdds = "position_switch_odds"
     }
 
     /// One of a fixed set of names; an unknown one is an error that lists them.
@@ -161,5 +183,10 @@ public struct Tuning: Codable, Sendable, Equatable {
         storefrontDB = try c.decodeIfPresent(Double.self, forKey: .storefrontDB) ?? d.storefrontDB
         wallDB = try c.decodeIfPresent(Double.self, forKey: .wallDB) ?? d.wallDB
         windowSeconds = try c.decodeIfPresent(Double.self, forKey: .windowSeconds) ?? d.windowSeconds
+        sectionStaySeconds = try c.decodeIfPresent(Double.self, forKey: .sectionStaySeconds) ?? d.sectionStaySeconds
+        outsideStaySeconds = try c.decodeIfPresent(Double.self, forKey: .outsideStaySeconds) ?? d.outsideStaySeconds
+        hmmSwitchOdds = try c.decodeIfPresent(Double.self, forKey: .hmmSwitchOdds) ?? d.hmmSwitchOdds
+        fingerprintSwitchOdds = try c.decodeIfPresent(Double.self, forKey: .fingerprintSwitchOdds) ?? d.fingerprintSwitchOdds
+        positionSwitchOdds = try c.decodeIfPresent(Double.self, forKey: .positionSwitchOdds) ?? d.positionSwitchOdds
     }
 }

@@ -7,109 +7,78 @@ import BeaconCore
 /// and ``advance(to:arrival:into:)``, so the same input in the same order always gives the same
 /// output — a recorded trace replays to the same decisions. Not thread-safe: one engine per task.
 ///
-/// A sighting's path, one folder per step (docs/ARCHITECTURE.md walks it file by file):
-/// `Ingest/` books the batch (sequence, gateway liveness) → `Link/` feeds the (device, gateway)
-/// link's filter → `Store/` enters a store on enough evidence, or → `Section/` lets the configured
-/// ``SectionRule`` place the device in a section → `Street/` may see it walking away outside.
-/// Time-driven decisions — exits for silence, `unknown`, occupancy — wait for the **watermark**
-/// (the latest event time seen minus `lateness_s`) in `Store/AggregationEngine+Sweep.swift`, so a
-/// batch that arrives up to that much late still counts before anyone is exited for silence.
-/// `Restore/` reads back the states of a previous run; `Output/` says what to publish.
-///
-/// Ordering: each gateway's reports arrive in order and feed that link's own filter, so
-/// interleaving *across* gateways does not disturb any filter.
+/// An orchestrator over a few owners, each the only writer of its state: the ``GatewayBook``
+/// (sequence, coverage, liveness), the ``LinkTable`` (per-link filters), ``StorePresence`` (where
+/// each device is, entries and exits, occupancy, the decisions awaiting a store's gateways), the
+/// configured ``SectionRule``, the ``StreetTest`` and the ``DeviceReports`` of what was published.
+/// A sighting's path, in the order of this folder's files: `AggregationEngine+Ingest.swift` books
+/// the batch and feeds each sighting to its link, then places the device;
+/// `AggregationEngine+Decisions.swift` makes the decisions that waited for the store's gateways
+/// (entry, section, street); `AggregationEngine+Sweep.swift` makes the time-driven ones at the
+/// **watermark** (the latest event time less `lateness_s`): exits for silence, `unknown`,
+/// occupancy; `AggregationEngine+Output.swift` says what to publish.
 public struct AggregationEngine: Sendable {
     /// The chain, indexed.
     public let chain: Chain
-    var tuning: Tuning { chain.tuning }
-
-    /// Per device, by track index.
-    var tracks: [DeviceTrack] = []
-    /// Device id → track index.
-    var devices = DeviceTable()
-    /// Track indices free for reuse (their devices were forgotten).
-    var freeTracks: [Int] = []
-    /// Per gateway, by index in ``Chain/gateways``.
-    var gateways: [GatewayTrack]
-    /// The configured section rule, with its memory of every device.
-    var sectionRule: any SectionDecider
-    /// Per store, the street test's model (nil where the geometry is missing or it is switched off).
-    let streetModels: [StreetModel?]
-    /// Per gateway, the scalars the hot path needs (no struct copies, no retains).
-    let gatewayStore: [Int32]
-    let gatewaySection: [Int32]
-    let gatewayCalibration: [Double]
-    /// Per gateway, its index among its store's gateways (the local order of the store's models).
-    let gatewayLocalIndex: [Int32]
-    /// Whether the configured rule wants every sighting, not only the filtered links.
-    let ruleHearsSightings: Bool
-    /// Per store, whether entering it needs the rule's consent (``SectionRule/needsConsent(store:)``).
-    let entryNeedsConsent: [Bool]
-    /// Per store, the devices whose section or entry awaits the store's gateways
-    /// (Store/AggregationEngine+Awaiting.swift).
-    var awaiting: [[Int]]
-    /// Devices per store and section.
-    var occupancy: OccupancyTally
+    /// Per gateway, its store, section, calibration and local index.
+    let gatewayIndex: GatewayIndex
     /// Event time, the watermark and the arrival clock.
     var clock = EngineClock()
+    /// Every gateway's stream.
+    var gateways: GatewayBook
+    /// Every device's links.
+    var links: LinkTable
+    /// The devices tracked, by track.
+    var devices = DeviceRegistry()
+    /// Where every device is.
+    var presence: StorePresence
+    /// The configured section rule, with its memory of every device.
+    var rule: any SectionRule
+    /// The street test.
+    var street: StreetTest
+    /// What was published of every device.
+    var reports = DeviceReports()
 
     /// Counters for the status topic.
     public internal(set) var statistics = EngineStatistics()
 
-    /// How often (event time) time-driven decisions are swept, ms.
-    static let sweepInterval: Int64 = 500
-    /// Occupancy is published at most this often per topic, ms.
-    static let occupancyInterval: Int64 = 1000
-    /// A device outside for this long with no sighting is forgotten, ms.
-    package static let forgetAfter: Int64 = 10 * 60 * 1000
+    /// A device outside for this long with no sighting is forgotten.
+    package static let forgetAfter = EventDuration(milliseconds: 10 * 60 * 1000)
 
     public init(chain: Chain) {
         self.chain = chain
-        gateways = Array(repeating: GatewayTrack(), count: chain.gateways.count)
-        sectionRule = SectionRules.make(for: chain)
-        ruleHearsSightings = sectionRule.hearsEverySighting
-        entryNeedsConsent = chain.stores.indices.map { [sectionRule] in sectionRule.needsConsent(store: $0) }
-        awaiting = Array(repeating: [], count: chain.stores.count)
-        streetModels = chain.stores.indices.map { chain.tuning.streetExit ? StreetModel(chain: chain, store: $0) : nil }
-        gatewayStore = chain.gateways.map { Int32($0.store) }
-        gatewaySection = chain.gateways.map { Int32($0.section) }
-        gatewayCalibration = chain.gateways.map(\.calibrationDB)
-        var localIndex = [Int32](repeating: 0, count: chain.gateways.count)
-        for store in chain.stores {
-            for (local, gateway) in store.gateways.enumerated() { localIndex[gateway] = Int32(local) }
-        }
-        gatewayLocalIndex = localIndex
-        occupancy = OccupancyTally(stores: chain.stores.count, sections: chain.sections.count)
+        gatewayIndex = GatewayIndex(chain: chain)
+        gateways = GatewayBook(gateways: chain.gateways.count, silence: chain.tuning.gatewaySilence)
+        rule = SectionRules.make(for: chain)
+        links = LinkTable(tuning: chain.tuning, window: rule.reads.contains(.window))
+        presence = StorePresence(chain: chain)
+        street = StreetTest(chain: chain)
     }
 
-    /// Latest event time seen (sightings and batch `sent`), Unix ms; `Int64.min` before any.
-    public var latestEventTime: Int64 { clock.latest?.milliseconds ?? .min }
+    var tuning: Tuning { chain.tuning }
+
+    /// Latest event time seen (sightings and batch `sent`), Unix ms; nil before any.
+    public var latestEventTime: Int64? { clock.latest?.milliseconds }
 
     /// Devices currently tracked (inside, unknown, or recently outside).
     public var trackedDevices: Int { devices.count }
 
-    /// The track of a device seen for the first time (or again after it was forgotten).
-    mutating func newTrack(_ id: DeviceID) -> Int {
-        let track = DeviceTrack(id: id)
-        let index: Int
-        if let reused = freeTracks.popLast() {
-            tracks[reused] = track
-            index = reused
-        } else {
-            tracks.append(track)
-            index = tracks.count - 1
-        }
-        devices.insert(id, track: index)
-        sectionRule.reset(track: index)
-        return index
+    /// The track of a device seen for the first time (or again after it was forgotten) at `time`:
+    /// every owner starts it afresh.
+    mutating func newTrack(_ id: DeviceID, seen time: EventTime) -> Int {
+        let track = devices.add(id)
+        links.start(track)
+        presence.start(track, seen: time)
+        rule.start(track)
+        street.start(track)
+        reports.start(track)
+        return track
     }
 
     /// Forgets a device outside for ``forgetAfter``: its track is free for another.
     mutating func forget(_ track: Int) {
-        devices.remove(track: track)
-        tracks[track].links = []
-        tracks[track].lastSeen = nil
-        freeTracks.append(track)
+        devices.remove(track)
+        links.clear(track)
     }
 }
 

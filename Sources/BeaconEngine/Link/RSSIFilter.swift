@@ -23,7 +23,7 @@ struct RSSIFilter: Sendable, Equatable {
     /// Folds in one report. A report older than the last one (a late batch) is applied as if it
     /// were simultaneous: the filter never runs backwards.
     mutating func update(rssi z: Double, time t: EventTime, processNoise q: Double, measurementVariance r: Double) {
-        let dt = t > time ? Double(t - time) / 1000 : 0
+        let dt = t > time ? (t - time).seconds : 0
         let predicted = variance + q * dt
         let gain = predicted / (predicted + r)
         estimate += gain * (z - estimate)
@@ -33,6 +33,6 @@ struct RSSIFilter: Sendable, Equatable {
 
     /// The variance the estimate would have at `t` with no new report.
     func variance(at t: EventTime, processNoise q: Double) -> Double {
-        t > time ? variance + q * Double(t - time) / 1000 : variance
+        t > time ? variance + q * (t - time).seconds : variance
     }
 }

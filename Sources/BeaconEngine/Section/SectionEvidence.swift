@@ -1,31 +1,62 @@
 import Foundation
 
-/// What the radio says about a device in its store at one moment, as the section rules read it:
-/// the strongest fresh filtered link per side of the current section, the strongest last raw
-/// report, and — for rules that weigh every link — each fresh link and each gateway that missed it.
+/// What the radio says about a device in (or just outside) a store at one moment, as the section
+/// rules read it: always the strongest fresh filtered link per side of the section it is weighed
+/// against and the strongest last raw report; and what a rule asks for besides (``Extras``).
 struct SectionEvidence {
+    /// What the device is weighed against.
+    enum Standing: Equatable {
+        /// It is entering the store: the first section of a visit.
+        case entering
+        /// It is in the store but in no section yet (restored without one, or no link was fresh
+        /// when it entered).
+        case unplaced
+        /// It is in this section (an index into ``Chain/sections``).
+        case section(Int)
+        /// It is outside the store, and the question is whether it may come in (rules that know
+        /// what just outside sounds like: ``EntryConsent``).
+        case outside
+    }
+
+    /// What a rule reads besides the strongest links.
+    struct Extras: OptionSet, Sendable {
+        let rawValue: Int
+        /// Every fresh link of the store and every gateway that missed the device (``links``, ``missed``).
+        static let everyLink = Extras(rawValue: 1)
+        /// The section whose gateway had the strongest mean over the window (``windowStrongest``).
+        static let window = Extras(rawValue: 2)
+    }
+
     /// A filtered link level and its variance, dBm and dB².
     struct Level {
         var value: Double
         var variance: Double
     }
 
-    /// The device's store.
+    /// The store.
     var store: Int
-    /// The section the others are weighed against (the device's own, unless asked otherwise).
-    var current: Int?
-    /// The strongest fresh link of the store: its section, level and index in the track's links.
+    /// What the others are weighed against.
+    var standing: Standing
+    /// The strongest fresh link of the store: its section, level and index in the device's links.
     var strongest: (section: Int, level: Level, link: Int)?
-    /// The strongest fresh link in ``current``.
+    /// The strongest fresh link in the section weighed against.
     var inCurrent: Level?
-    /// The strongest fresh link outside ``current``.
+    /// The strongest fresh link outside it.
     var elsewhere: Level?
     /// The section of the strongest *last raw* report (the nearest-gateway rule).
     var nearest: Int?
-    /// Every fresh link of the store (rules with ``SectionRule/weighsEveryLink``).
+    /// Every fresh link of the store (``Extras/everyLink``).
     var links: [FreshLink] = []
-    /// The store's gateways that heard someone lately but not this device (the same rules).
+    /// The store's gateways that heard someone lately but not this device (``Extras/everyLink``).
     var missed: [MissedGateway] = []
+    /// The section of the gateway with the strongest mean RSSI over the window (``Extras/window``).
+    var windowStrongest: Int?
+
+    /// The section weighed against, when the device has one.
+    var current: Int? {
+        if case .section(let section) = standing { return section }
+        return nil
+    }
 
     /// P(`section` really is the strongest): its lead over the best other section, in units of the
     /// two estimates' combined standard deviation, through the normal CDF; nil without a fresh link.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The expected radio picture of each section of one store, for the HMM rule.
+/// The expected radio picture of each section of one store, for the `hmm` rule and the street test.
 ///
 /// For gateway `g` and section `s`, the path-loss term `L[g][s] = −10·n_g·log10(d)` where `d` is
 /// the distance from the gateway to the section's centre (3-D, gateways assumed
@@ -15,12 +15,14 @@ struct SectionModel: Sendable {
     let local: [Int: Int]
     /// `pathLoss[g local][s local]`, dB (negative).
     let pathLoss: [[Double]]
-    /// Local neighbours of each local section (all others when the store has no adjacency).
-    let neighbours: [[Int]]
 
     static let mountHeight = 1.5
     static let ownDistance = 2.5
     static let hopDistance = 7.0
+    /// Model error of the expected RSSI (walls, shelves, antenna patterns), dB.
+    static let modelSigma = 6.0
+    /// Prior spread of a device's common offset (its transmit power and the body around it), dB.
+    static let offsetSigma = 6.0
 
     init(chain: Chain, store: Int) {
         let sections = Array(chain.stores[store].sections)
@@ -51,12 +53,32 @@ struct SectionModel: Sendable {
                 return -10 * gateway.pathLossExponent * log10(max(d, 0.5))
             }
         }
-        neighbours = sections.map { s in
-            if let adjacent = chain.sections[s].adjacent {
-                return adjacent.compactMap { local[$0] }.sorted()
-            }
-            return sections.indices.filter { sections[$0] != s }
+    }
+
+    /// log p(links | section) with the device's common offset `b` (transmit power, body) profiled
+    /// out under a N(0, σ_b²) prior: residuals `r_g = x_g − (power_g + L[g][s])`, weights
+    /// `w_g = 1/(σ_model² + P_g)`, `b̂ = Σw·r / (Σw + 1/σ_b²)`; each gateway that missed the device
+    /// adds log P(its level below the floor) under the same offset.
+    static func logLikelihood(_ links: [FreshLink], missed: [MissedGateway] = [], power: Double = 0, model: SectionModel,
+                              section s: Int) -> Double {
+        var sw = 0.0, swr = 0.0
+        for l in links {
+            let w = 1 / (modelSigma * modelSigma + l.variance)
+            let r = l.x - (l.power + model.pathLoss[l.g][s])
+            sw += w
+            swr += w * r
         }
+        let b = swr / (sw + 1 / (offsetSigma * offsetSigma))
+        var ll = -0.5 * b * b / (offsetSigma * offsetSigma)
+        for l in links {
+            let w = 1 / (modelSigma * modelSigma + l.variance)
+            let r = l.x - (l.power + model.pathLoss[l.g][s]) - b
+            ll -= 0.5 * w * r * r
+        }
+        for m in missed {
+            ll += StreetLikelihood.logNormalCDF((m.floor - (power + model.pathLoss[m.g][s] + b)) / modelSigma)
+        }
+        return ll
     }
 
     /// Area centroid of a simple polygon (vertex mean when degenerate).
@@ -74,20 +96,4 @@ struct SectionModel: Sendable {
         }
         return Chain.Point(x: cx / (3 * a), y: cy / (3 * a))
     }
-}
-
-/// The HMM rule's parameters (fixed, with their reasons).
-enum HMM {
-    /// Mean time a shopper stays in a section before walking to a neighbour, seconds: the
-    /// transition model's time constant (a few tens of seconds in a shop).
-    static let stayTime = 30.0
-    /// Model error of the expected RSSI (walls, shelves, antenna patterns), dB.
-    static let modelSigma = 6.0
-    /// Prior spread of a device's common offset (its transmit power and the body around it), dB.
-    static let offsetSigma = 6.0
-    /// Evidence from filtered links is correlated in time: it counts in full once per this many
-    /// seconds (a tempered likelihood), however often it is evaluated.
-    static let evidenceTime = 1.0
-    /// The posterior odds a challenger needs over the current section before its dwell starts.
-    static let switchOdds = 4.0
 }

@@ -1,67 +1,48 @@
 /// A way to decide which section of its store a device is in, from the radio evidence: one type
 /// in one file, chosen by `tuning.rule` in ``SectionRules/make(for:)``.
 ///
-/// The engine gathers the evidence (``SectionEvidence``) whenever a device of the store is heard,
-/// and again at each sweep while the rule ``isWatching(_:)`` a challenger; the rule answers with a
-/// ``SectionVerdict`` and keeps what it needs between decisions in its own ``DeviceState``, one per
-/// device. Moving the device, its events and occupancy are the engine's — and so is taking it out
-/// of its store when a rule that knows what just outside looks like says it left.
+/// The engine gathers the evidence (``SectionEvidence``: the strongest links always, and what the
+/// rule ``reads`` besides) whenever a device of the store is heard, and again at each sweep while
+/// the rule ``isWatching(_:)`` it; the rule answers with a ``SectionVerdict``. A rule keeps what it
+/// needs between decisions in its own memory of each device (``DeviceMemory``), by track. A verdict
+/// that moves the device is carried out as given: the rule starts afresh from the new section as
+/// it returns it. Moving the device, its events and occupancy are the engine's.
 protocol SectionRule: Sendable {
-    /// What the rule remembers of one device between decisions.
-    associatedtype DeviceState: Sendable
+    /// What the rule reads besides the strongest links.
+    var reads: SectionEvidence.Extras { get }
 
-    /// A device's state before the rule has seen it.
-    var initialState: DeviceState { get }
+    /// Track `track` now holds a device the rule has not seen.
+    mutating func start(_ track: Int)
 
-    /// Whether the rule weighs every fresh link and missed gateway (``SectionEvidence/links``,
-    /// ``SectionEvidence/missed``), which the engine then gathers; otherwise only the strongest
-    /// links per section.
-    var weighsEveryLink: Bool { get }
-
-    /// Where the device should be at `time`, on `evidence` about its store (which has at least
-    /// one fresh link). `evidence.current` is nil for a device in no section yet.
-    func decide(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> SectionVerdict
-
-    /// The first section of a visit, as the device enters the store at `time`.
-    func enter(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> SectionVerdict
-
-    /// The device was moved to another section at `time`.
-    func moved(_ state: inout DeviceState, at time: EventTime)
+    /// Where the device on `track` should be at `time`, on `evidence` about its store (which has
+    /// at least one fresh link).
+    mutating func decide(_ track: Int, _ evidence: SectionEvidence, at time: EventTime) -> SectionVerdict
 
     /// The device entered or left a store: a challenger it was gathering evidence for is gone.
-    func stopWatching(_ state: inout DeviceState)
+    mutating func endVisit(_ track: Int)
 
-    /// Whether a challenger is gathering evidence: the sweep looks at such devices again.
-    func isWatching(_ state: DeviceState) -> Bool
+    /// Whether a challenger is gathering evidence: the sweep looks at the device again.
+    func isWatching(_ track: Int) -> Bool
 
-    /// How sure the rule is that the device is in `section` of `store`; nil leaves the last figure.
-    func confidence(_ state: DeviceState, store: Int, section: Int?, evidence: SectionEvidence) -> Double?
-
-    /// Whether a device outside may enter `evidence.store` on this evidence (which has at least
-    /// one fresh link of the store). Asked only for stores where ``needsConsent(store:)``.
-    func admits(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> Bool
-
-    /// Whether entering `store` needs the rule's consent (``admits(_:evidence:at:)``) besides the
-    /// sightings the engine counts: the rule knows what just outside the store looks like.
-    func needsConsent(store: Int) -> Bool
-
-    /// Whether the rule wants every sighting (``heard(_:_:)``), not only the filtered links.
-    var hearsEverySighting: Bool { get }
-
-    /// A sighting of the device, calibrated, as it arrives (rules that keep their own window).
-    func heard(_ state: inout DeviceState, _ sighting: SectionSighting)
+    /// How sure the rule is that the device is in `section` of `evidence.store` (nil: in none
+    /// yet); nil leaves the last figure.
+    func confidence(_ track: Int, in section: Int?, _ evidence: SectionEvidence) -> Double?
 }
 
-/// One calibrated sighting, as a rule that keeps its own window reads it.
-struct SectionSighting: Sendable {
-    /// Indices of the gateway, its section and its store.
-    var gateway: Int32
-    var section: Int32
-    var store: Int32
-    /// Calibrated RSSI, dBm.
-    var rssi: Double
-    /// The sighting's event time.
-    var time: EventTime
+/// A rule that knows what just outside a store sounds like: a device outside enters such a store
+/// only once the rule, asked with ``SectionEvidence/Standing/outside``, moves it to a section —
+/// besides the sightings the engine counts.
+protocol EntryConsent: SectionRule {
+    /// Whether entering `store` needs the rule's consent.
+    func judgesEntry(to store: Int) -> Bool
+}
+
+extension SectionRule {
+    /// P(the device's section really is the strongest): the lead of its strongest link over the
+    /// best other section's (``SectionEvidence/leadConfidence(of:)``).
+    func confidence(_ track: Int, in section: Int?, _ evidence: SectionEvidence) -> Double? {
+        evidence.leadConfidence(of: section)
+    }
 }
 
 /// What a section rule decided.
@@ -79,12 +60,6 @@ struct SectionVerdict: Sendable, Equatable {
     /// The rule's confidence in where the device now is, when it has one to record.
     var confidence: Double?
 
-    /// A verdict moving the device to `section` (nil: it stays).
-    init(section: Int? = nil, confidence: Double? = nil) {
-        destination = section.map(Destination.section)
-        self.confidence = confidence
-    }
-
     /// The section to move the device to; nil when it stays or leaves.
     var section: Int? {
         if case .section(let section)? = destination { return section }
@@ -94,38 +69,46 @@ struct SectionVerdict: Sendable, Equatable {
     /// Stay where it is.
     static let stay = SectionVerdict()
 
+    /// Stay, with the rule's confidence in where it is.
+    static func stay(confidence: Double?) -> SectionVerdict { SectionVerdict(destination: nil, confidence: confidence) }
+
     /// Move to `section`.
     static func move(to section: Int, confidence: Double? = nil) -> SectionVerdict {
-        SectionVerdict(section: section, confidence: confidence)
+        SectionVerdict(destination: .section(section), confidence: confidence)
     }
 
     /// Leave the store.
-    static func leave(confidence: Double? = nil) -> SectionVerdict {
-        var verdict = SectionVerdict(confidence: confidence)
-        verdict.destination = .outside
-        return verdict
-    }
+    static func leave(confidence: Double? = nil) -> SectionVerdict { SectionVerdict(destination: .outside, confidence: confidence) }
 }
 
-extension SectionRule {
-    /// The usual first section: the one with the strongest fresh link.
-    func enter(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> SectionVerdict {
-        evidence.strongest.map { .move(to: $0.section) } ?? .stay
+/// A rule's memory of every device, by track: one `State` each, the rule's initial one for a
+/// device it has not seen.
+struct DeviceMemory<State: Sendable>: Sendable {
+    private var states: [State] = []
+    private let initial: State
+
+    init(_ initial: State) { self.initial = initial }
+
+    /// The memory of the device on `track`.
+    subscript(track: Int) -> State {
+        get { states[track] }
+        set { states[track] = newValue }
     }
 
-    /// P(the device's section really is the strongest): its lead over the best other section, in
-    /// units of the two estimates' combined standard deviation, through the normal CDF.
-    func confidence(_ state: DeviceState, store: Int, section: Int?, evidence: SectionEvidence) -> Double? {
-        evidence.leadConfidence(of: section)
+    /// The device on `track` starts from the initial state.
+    mutating func start(_ track: Int) {
+        if track < states.count {
+            states[track] = initial
+        } else {
+            states.append(contentsOf: repeatElement(initial, count: track + 1 - states.count))
+        }
     }
 
-    /// Most rules leave entering a store to the sightings the engine counts.
-    func admits(_ state: inout DeviceState, evidence: SectionEvidence, at time: EventTime) -> Bool { true }
-
-    func needsConsent(store: Int) -> Bool { false }
-
-    /// Most rules weigh the filtered links only.
-    var hearsEverySighting: Bool { false }
-
-    func heard(_ state: inout DeviceState, _ sighting: SectionSighting) {}
+    /// Takes the memory of the device on `track` out, leaving the initial state: changed and put
+    /// back (through the subscript), its arrays are changed in place rather than copied.
+    mutating func take(_ track: Int) -> State {
+        let state = states[track]
+        states[track] = initial
+        return state
+    }
 }

@@ -8,8 +8,6 @@ enum Street {
     /// Mean time a shopper spends in the store before leaving, seconds: the prior rate of the
     /// inside → street transition (only from a street-door section).
     static let stayTime = 300.0
-    /// Mean time before someone just outside comes back in, seconds.
-    static let returnTime = 60.0
     /// P(street) at which the device has left: the evidence must outweigh the prior by far, because
     /// a false exit costs an exit and an enter event.
     static let exitProbability = 0.99
@@ -22,13 +20,13 @@ enum Street {
     static let ceilingProbability = 1 - 1e-9
     /// Below this P(street) a device seen leaving may enter again.
     static let reentryProbability = 0.5
-    /// How long after a street exit re-entry needs the street test's consent, ms.
-    static let reentryGuard: Int64 = 120_000
+    /// How long after a street exit re-entry needs the street test's consent.
+    static let reentryGuard = EventDuration(milliseconds: 120_000)
     /// Shadowing (people, trolleys, the body) stays correlated for seconds, so successive readings
     /// are not independent evidence: the likelihood ratio counts in full once per this many seconds.
     static let evidenceTime = 3.0
     /// The filter steps at most this often per device: often enough for the evidence time above.
-    static let stepMilliseconds: Int64 = 1000
+    static let step = EventDuration(milliseconds: 1000)
     /// In-store positions tried per section: a grid of this many columns and rows over its polygon,
     /// so that a phone in a corner is not mistaken for one outside.
     static let grid = 4

@@ -57,7 +57,7 @@ extension SilenceTests {
             var d = Driver(try Fixture.engine())
             d.hear(Fixture.phone, ["gw-a": -60], from: t0, to: t0 + 20000)
             d.hear(Fixture.tag, ["gw-h": -60], from: t0, to: t0 + 20000)
-            d.engine.gatewayStatus(try GatewayID("gw-h"), online: false, at: t0 + 20000, into: &d.outputs)
+            d.engine.gatewayStatus(try GatewayID("gw-h"), online: false)
             d.clear()
             d.engine.drain(to: t0 + 80000, into: &d.outputs)
             #expect(d.transitions == ["exit 1/10", "exit 1"])

@@ -16,9 +16,7 @@ extension SilenceTests {
             var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
             d.hear(Fixture.phone, ["gw-c": -60], from: t0, to: t0 + 5000, heartbeat: ["gw-c"])
             d.clear()
-            var out: [EngineOutput] = []
-            d.engine.gatewayStatus(try GatewayID("gw-c"), online: false, at: t0 + 5000, into: &out)
-            d.outputs += out
+            d.engine.gatewayStatus(try GatewayID("gw-c"), online: false)
             // Nothing else in the store is alive either: unknown for as long as it takes, never exit.
             d.silence(from: t0 + 5000, to: t0 + 120_000, gateways: ["gw-h"])
             #expect(d.transitions.isEmpty)
@@ -34,13 +32,11 @@ extension SilenceTests {
             for hearsIt in [true, false] {
                 var d = Driver(try Fixture.engine())
                 d.hear(Fixture.phone, ["gw-c": -60], from: t0 - 20000, to: t0 + 5000)
-                var out: [EngineOutput] = []
-                d.engine.gatewayStatus(try GatewayID("gw-c"), online: false, at: t0 + 5000, into: &out)
-                d.outputs += out
+                d.engine.gatewayStatus(try GatewayID("gw-c"), online: false)
                 d.silence(from: t0 + 5000, to: t0 + 15000, gateways: ["gw-a", "gw-b", "gw-b2", "gw-h"])
                 #expect(d.states.last?.state == .unknown)
                 d.clear()
-                d.engine.gatewayStatus(try GatewayID("gw-c"), online: true, at: t0 + 15000, into: &d.outputs)
+                d.engine.gatewayStatus(try GatewayID("gw-c"), online: true)
                 if hearsIt {
                     d.hear(Fixture.phone, ["gw-c": -61], from: t0 + 15000, to: t0 + 20000)
                     #expect(d.transitions.isEmpty, "it never left: no exit, no enter")
@@ -60,7 +56,7 @@ extension SilenceTests {
         func restoredWhileStoreDown() throws {
             var d = Driver(try Fixture.engine())
             d.engine.restore([RestoredState(device: Fixture.phone, state: .inside, store: 1, section: 10, since: t0 - 60000, lastSeen: t0 - 1000, sequence: 41)])
-            for gw in ["gw-a", "gw-b", "gw-b2", "gw-c"] { d.engine.gatewayStatus(try GatewayID(gw), online: false, at: t0, into: &d.outputs) }
+            for gw in ["gw-a", "gw-b", "gw-b2", "gw-c"] { d.engine.gatewayStatus(try GatewayID(gw), online: false) }
             d.silence(from: t0, to: t0 + 120_000, gateways: ["gw-h"])
             #expect(d.transitions.isEmpty)
             #expect(d.states.last?.state == .unknown)
@@ -70,9 +66,7 @@ extension SilenceTests {
         func unknownResolvesToExit() throws {
             var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
             d.hear(Fixture.phone, ["gw-c": -60], from: t0, to: t0 + 5000)
-            var out: [EngineOutput] = []
-            d.engine.gatewayStatus(try GatewayID("gw-c"), online: false, at: t0 + 5000, into: &out)
-            d.outputs += out
+            d.engine.gatewayStatus(try GatewayID("gw-c"), online: false)
             d.clear()
             d.silence(from: t0 + 5000, to: t0 + 60000, gateways: ["gw-a", "gw-b", "gw-b2", "gw-h"])
             #expect(d.states.first?.state == .unknown)
@@ -83,7 +77,7 @@ extension SilenceTests {
         func neverInstalled() throws {
             var d = Driver(try Fixture.engine { $0.exitRule = .timeout })
             d.hear(Fixture.phone, ["gw-c": -60], from: t0, to: t0 + 5000, heartbeat: ["gw-a", "gw-b", "gw-c", "gw-h"])
-            d.engine.gatewayStatus(try GatewayID("gw-c"), online: false, at: t0 + 5000, into: &d.outputs)
+            d.engine.gatewayStatus(try GatewayID("gw-c"), online: false)
             d.clear()
             d.silence(from: t0 + 5000, to: t0 + 120_000, gateways: ["gw-a", "gw-b", "gw-h"])
             #expect(d.states.first?.state == .unknown)
@@ -102,7 +96,7 @@ extension SilenceTests {
             d.clear()
             var t = t0 + 5000
             while t < t0 + 120_000 {
-                if (t - t0) % 10_000 == 0 { d.engine.gatewayStatus(try GatewayID("gw-h"), online: true, at: t, into: &d.outputs) }
+                if (t - t0) % 10_000 == 0 { d.engine.gatewayStatus(try GatewayID("gw-h"), online: true) }
                 for g in ["gw-a", "gw-b", "gw-b2", "gw-c"] { d.batch(g, sent: t + 1000, []) }
                 t += 1000
             }
@@ -116,14 +110,14 @@ extension SilenceTests {
             var t = t0
             while t < t0 + 60_000 {
                 d.batch("gw-h", sent: t + 10_000, stride(from: t, to: t + 10_000, by: 250).map { (Fixture.tag, $0, -60) })
-                if t == t0 + 30_000 { d.engine.gatewayStatus(try GatewayID("gw-h"), online: true, at: t + 19_000, into: &d.outputs) }
+                if t == t0 + 30_000 { d.engine.gatewayStatus(try GatewayID("gw-h"), online: true) }
                 t += 10_000
             }
             #expect(!d.transitions.contains("exit 2"), "\(d.transitions)")
             var q = Driver(try Fixture.engine { $0.rule = rule })
             q.hear(Fixture.phone, ["gw-a": -60], from: t0 - 20_000, to: t0 + 20_000)
             q.clear()
-            q.engine.gatewayStatus(try GatewayID("gw-a"), online: true, at: t0 + 30_000, into: &q.outputs)
+            q.engine.gatewayStatus(try GatewayID("gw-a"), online: true)
             q.hear(Fixture.phone, ["gw-a": -60], from: t0 + 20_000, to: t0 + 40_000)
             #expect(q.transitions.isEmpty, "\(q.transitions)")
         }

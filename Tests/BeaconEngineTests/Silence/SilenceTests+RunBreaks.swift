@@ -4,7 +4,7 @@ import Testing
 @testable import BeaconEngine
 
 extension SilenceTests {
-    /// The silence a gateway's run held before its break (``GatewayTrack/silenceStart(after:since:threshold:)``):
+    /// The silence a gateway's run held before its break (``Coverage/silenceStart(after:since:threshold:)``):
     /// never through a hole still open when the run ended.
     @Suite("A gateway's run before a break")
     struct RunBreaks {
@@ -40,31 +40,26 @@ extension SilenceTests {
 
         @Test("a run broken by a restart with a hole open ends at the batch before the hole")
         func brokenRunToAtRestart() {
-            var g = GatewayTrack()
+            var g = GatewayStream()
             for i in 0...10 {
-                _ = g.book(seq: UInt64(i), sent: at(Int64(i) * 1000), epoch: 1)
-                g.noteBatch(sent: at(Int64(i) * 1000))
+                _ = g.book(seq: UInt64(i), sent: at(Int64(i) * 1000), epoch: 1, arrival: nil, latest: nil)
             }
-            _ = g.book(seq: 12, sent: at(12_000), epoch: 1)  // seq 11 missing
-            g.noteBatch(sent: at(12_000))
-            #expect(g.coveredTo(at: at(13_000)) == at(10_000))
-            _ = g.book(seq: 0, sent: at(15_500), epoch: 2)  // a restart, 3.5 s later
-            g.noteBatch(sent: at(15_500))
-            #expect(g.brokenRun?.last == at(10_000), "broken run ends at \(String(describing: g.brokenRun))")
+            _ = g.book(seq: 12, sent: at(12_000), epoch: 1, arrival: nil, latest: nil)  // seq 11 missing
+            #expect(g.coverage.coveredTo(at: at(13_000)) == at(10_000))
+            _ = g.book(seq: 0, sent: at(15_500), epoch: 2, arrival: nil, latest: nil)  // a restart, 3.5 s later
+            #expect(g.coverage.brokenRun?.last == at(10_000), "broken run ends at \(String(describing: g.coverage.brokenRun))")
         }
 
         @Test("a batch lost long ago does not cut the run before a later break")
         func staleHoleCutsNoRun() throws {
-            var g = GatewayTrack()
+            var g = GatewayStream()
             for i in Array(0...9) + Array(11...60) {  // seq 10 lost for good
-                _ = g.book(seq: UInt64(i), sent: at(Int64(i) * 1000))
-                g.noteBatch(sent: at(Int64(i) * 1000))
+                _ = g.book(seq: UInt64(i), sent: at(Int64(i) * 1000), epoch: nil, arrival: nil, latest: nil)
             }
-            _ = g.book(seq: 61, sent: at(71_000))  // an 11 s stall: a break
-            g.noteBatch(sent: at(71_000))
-            let since = try #require(g.coverage).since
-            let run = g.silenceStart(after: at(20_000), since: since, threshold: 30_000)
-            #expect(run.until == at(60_000), "until \(String(describing: run.until)), broken run \(String(describing: g.brokenRun))")
+            _ = g.book(seq: 61, sent: at(71_000), epoch: nil, arrival: nil, latest: nil)  // an 11 s stall: a break
+            let since = try #require(g.coverage.run).since
+            let run = g.coverage.silenceStart(after: at(20_000), since: since, threshold: EventDuration(milliseconds: 30_000))
+            #expect(run.until == at(60_000), "until \(String(describing: run.until)), broken run \(String(describing: g.coverage.brokenRun))")
         }
 
         /// `offset` ms after t0, in event time.

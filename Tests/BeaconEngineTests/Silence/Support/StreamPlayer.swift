@@ -51,8 +51,8 @@ struct StreamPlayer {
                 lastArrival = event.arrival
                 if b.sent >= newestSent { deliveryLag = max(0, event.arrival - b.sent) }
                 newestSent = max(newestSent, b.sent)
-            case .status(let g, let online, let time):
-                driver.engine.gatewayStatus(try GatewayID(SilenceRun.ids[g]), online: online, at: time, into: &driver.outputs)
+            case .status(let g, let online, _):
+                driver.engine.gatewayStatus(try GatewayID(SilenceRun.ids[g]), online: online)
             }
             for case .transition(let t) in driver.outputs[before...] { transition(index, event, t) }
         }
