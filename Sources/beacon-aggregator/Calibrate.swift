@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCommandLine
 import BeaconCore
 import BeaconEngine
 import BeaconSim
@@ -18,8 +19,6 @@ struct Calibrate: ParsableCommand {
             (docs/TRUTH.md). The chain's own calibration file, if any, is not read: a walk replaces it. \
             Then name the file in the chain's "calibration" key, set "rule": "fingerprint" in its tuning, and run check-config.
             A bad chain exits 78; a truth or trace that cannot be read or does not fit the chain and the walk, 65.
-
-            \(ExitStatus.help)
             """)
 
     @Option(help: "The chain config (JSON).")
@@ -138,12 +137,12 @@ struct Calibrate: ParsableCommand {
             while let line = reader.next() {
                 switch line {
                 case .failure(let error):
-                    FileHandleStderr.write("\(path): \(error)\n")
+                    StandardError.write("\(path): \(error)\n")
                 case .success(let line):
                     do {
                         if let batch = try TraceBatch.batch(topic: line.topic, payload: line.payload, scheme: scheme) { mine.append(batch) }
                     } catch {
-                        FileHandleStderr.write("\(path):\(reader.lineNumber): \(error.reason); skipped\n")
+                        StandardError.write("\(path):\(reader.lineNumber): \(error.reason); skipped\n")
                     }
                 }
             }

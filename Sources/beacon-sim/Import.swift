@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCommandLine
 import BeaconCore
 import BeaconEngine
 import BeaconSim
@@ -17,8 +18,6 @@ struct Import: ParsableCommand {
               beacon-aggregator replay --config OUTPUT/all/chain.json OUTPUT/all/trace.txt > events.txt
               beacon-sim evaluate --truth OUTPUT/all/truth.jsonl --events events.txt --wide
             A dataset folder or --zones file that cannot be read or is malformed exits 65.
-
-            \(ExitStatus.help)
             """)
 
     /// The datasets this imports.
