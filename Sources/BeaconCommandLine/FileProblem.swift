@@ -20,6 +20,24 @@ public enum FileProblem {
         "\(flag.map { $0 + " " } ?? "")\(path) cannot be written (\(reason(writing: path)))"
     }
 
+    /// "`flag` `path` cannot be written (Not a directory)": the C library's words for the errno
+    /// under Foundation's `error`, or what is in the way of `path` when it carries none.
+    public static func cannotWrite(_ path: String, flag: String? = nil, error: any Error) -> String {
+        guard let reason = systemReason(error) else { return cannotWrite(path, flag: flag) }
+        return "\(flag.map { $0 + " " } ?? "")\(path) cannot be written (\(reason))"
+    }
+
+    /// The `strerror` text of the errno Foundation's `error` wraps (its own, or its underlying
+    /// error's), if any.
+    static func systemReason(_ error: any Error) -> String? {
+        var current: NSError? = error as NSError
+        while let error = current {
+            if error.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(error.code))) }
+            current = (error.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        }
+        return nil
+    }
+
     /// Why `path` cannot be read, in a few words.
     public static func reason(reading path: String) -> String {
         var isDirectory: ObjCBool = false
@@ -39,9 +57,10 @@ public enum FileProblem {
             if !FileManager.default.isWritableFile(atPath: path) { return "permission denied" }
         }
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) else {
             return "the directory \(parent) does not exist"
         }
+        guard isDirectory.boolValue else { return "\(parent) is a file, not a directory" }
         return FileManager.default.isWritableFile(atPath: parent) ? "the disk may be full" : "permission denied in \(parent)"
     }
 }

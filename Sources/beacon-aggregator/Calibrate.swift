@@ -71,7 +71,12 @@ struct Calibrate: ParsableCommand {
         let scheme: TopicScheme
         do { scheme = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
 
-        let (lines, end) = try TruthFile.readNumbered(path: truth)
+        let lines: [(line: Int, change: TruthChange)], end: Int64?
+        do {
+            (lines, end) = try TruthFile.readNumbered(path: truth)
+        } catch where FileProblem.isFileSystemError(error) {
+            throw CalibrationError(reason: FileProblem.cannotRead(truth, flag: "--truth"))
+        }
         let tag = try WalkCalibration.device(named: device, truth: lines, file: truth)
         try WalkCalibration.checkTruth(lines, file: truth, device: tag, chain: chain)
         let (batches, parts) = try readTraces(scheme: scheme)
@@ -92,7 +97,7 @@ struct Calibrate: ParsableCommand {
         do {
             try calibration.fileText().write(toFile: output, atomically: true, encoding: .utf8)
         } catch {
-            throw ValidationError("--output \(output): cannot write the calibration: \(error.localizedDescription)")
+            throw ValidationError(FileProblem.cannotWrite(output, flag: "--output"))
         }
         let stores = learnt.stores.map { "\($0.major)" }.joined(separator: ", ")
         let outside = learnt.stores.filter { $0.outside != nil }.map { "\($0.major)" }.joined(separator: ", ")

@@ -79,7 +79,7 @@ struct Import: ParsableCommand {
         do {
             written = try DatasetWriter.write(imported, to: output, gap: Int64(gap) * 1000, scheme: try TopicScheme(root: topicRoot))
         } catch {
-            throw ValidationError("--output \(output): \(error)")
+            throw ValidationError(FileProblem.isFileSystemError(error) ? FileProblem.cannotWrite(output, flag: "--output", error: error) : "--output \(output): \(error)")
         }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

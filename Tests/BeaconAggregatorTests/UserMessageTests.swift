@@ -61,6 +61,8 @@ struct UserMessageTests {
             ("beacon-sim", ["evaluate", "--truth", truth, "--events", missing], ExitStatus.dataError.rawValue, "--events \(missing) cannot be read (no such directory"),
             ("beacon-sim", ["run", "--trace", missing, "--truth", truth, "--duration", "1"], ExitStatus.usage.rawValue, "--trace \(missing) cannot be written (the directory"),
             ("beacon-sim", ["load", "--chain-out", missing, "--port", "1", "--duration", "1"], ExitStatus.usage.rawValue, "--chain-out \(missing) cannot be written (the directory"),
+            ("beacon-aggregator", ["calibrate", "--config", CommandLineTests.chain, "--truth", missing, trace], ExitStatus.dataError.rawValue, "--truth \(missing) cannot be read (no such directory"),
+            ("beacon-sim", ["run", "--trace", trace, "--truth", trace + "/truth.jsonl", "--duration", "1"], ExitStatus.usage.rawValue, "--truth \(trace)/truth.jsonl cannot be written (\(trace) is a file, not a directory)"),
         ]
         for (name, arguments, status, words) in cases {
             let result = try await CommandLineTests.run(name, arguments)

@@ -52,6 +52,12 @@ struct BrokerOptionsTests {
         do { _ = try String(contentsOfFile: directory + "/nonexistent-\(UUID().uuidString)", encoding: .utf8); return } catch { thrown = error }
         #expect(FileProblem.isFileSystemError(thrown), "Foundation's error is recognised: \(thrown)")
         #expect(!FileProblem.isFileSystemError(MQTTError.notConnected))
+        let blocked = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-file-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: blocked) }
+        try "a file".write(toFile: blocked, atomically: false, encoding: .utf8)
+        let notDirectory: any Error
+        do { try FileManager.default.createDirectory(atPath: blocked + "/sub", withIntermediateDirectories: true); return } catch { notDirectory = error }
+        #expect(FileProblem.cannotWrite(blocked + "/sub", flag: "--output", error: notDirectory) == "--output \(blocked)/sub cannot be written (Not a directory)")
     }
 
     @Test("a listen address in use says so and names the flag, not NIO's errno", arguments: [
