@@ -11,18 +11,23 @@ import Foundation
 /// shell history; the file's first line is the password (make-credentials.sh and systemd
 /// credentials write it so, a trailing newline or not).
 public struct BrokerLoginOptions: ParsableArguments, Sendable {
+    /// `--username`.
     @Option(help: "Broker user name.")
     public var username: String?
 
+    /// `--password-file`: the path, read by ``password()``.
     @Option(help: "File holding the broker password (first line), so it never shows in ps.")
     public var passwordFile: String?
 
+    /// `--tls-ca`.
     @Option(help: "CA certificate (PEM) to verify the broker: enables TLS.")
     public var tlsCA: String?
 
+    /// `--tls-cert`.
     @Option(help: "Client certificate (PEM), for brokers that require one.")
     public var tlsCert: String?
 
+    /// `--tls-key`.
     @Option(help: "Client key (PEM).")
     public var tlsKey: String?
 

@@ -8,12 +8,15 @@ public import BeaconMQTT
 /// Every value is optional: a program supplies its own defaults (``defaultHost``,
 /// ``defaultPort``, its client id), and beacon-edge lays the flags given over its config file.
 public struct BrokerOptions: ParsableArguments, Sendable {
+    /// `--host`: nil when not given (see ``resolvedHost``).
     @Option(help: "Broker host (default 127.0.0.1; beacon-edge: its config's broker.host).")
     public var host: String?
 
+    /// `--port`: nil when not given (see ``resolvedPort``).
     @Option(help: "Broker port (default 1883; 8883 is customary with TLS).")
     public var port: Int?
 
+    /// `--client-id`: nil for the program's own default.
     @Option(help: "MQTT client id, unique per broker; the shipped brokers bind each login to one. Default: beacon-sim and beacon-dashboard the --username, beacon-aggregator beacon-aggregator-<id> (and <client id>-out), beacon-edge the gateway id.")
     public var clientID: String?
 

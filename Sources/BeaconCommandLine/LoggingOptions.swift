@@ -4,6 +4,7 @@ public import Logging
 /// `--log-level`, and the one logging set-up every BeaconNet program uses: swift-log's stream
 /// handler on standard error (standard output stays for a program's data), at that level.
 public struct LoggingOptions: ParsableArguments, Sendable {
+    /// `--log-level`, as given (see ``level``).
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     public var logLevel = "info"
 
