@@ -34,6 +34,8 @@ let package = Package(
         // swift-configuration to build), and the Prometheus exposition format.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0", traits: []),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        // Hummingbird's own; named for NIOCore's IOError, which says why a listen address failed.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.0.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -113,11 +115,15 @@ let package = Package(
             ],
             resources: [.embedInCode("Web/index.html"), .embedInCode("Web/dashboard.css"), .embedInCode("Web/dashboard.js")],
             swiftSettings: strict),
-        // Flags more than one executable takes alike: the broker login (--username, --password-file,
-        // --tls-*), so every tool that connects checks and reads them the same way.
+        // The executables' plumbing, once: the broker flags (--host, --port, --client-id, the login
+        // and TLS), --log-level and the logging set-up, exit statuses with a message, and plain words
+        // for the failures a user meets (a broker that refuses, a file, a listen address).
         .target(
             name: "BeaconCommandLine",
-            dependencies: ["BeaconCore", "BeaconMQTT", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "BeaconCore", "BeaconMQTT", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         // The simulator (stores, shoppers, radio) and the accuracy evaluator, pure.
         .target(name: "BeaconSim", dependencies: ["BeaconCore", "BeaconEngine", "BeaconWire"], swiftSettings: strict),
@@ -125,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-edge",
             dependencies: [
-                "BeaconEdge", "BeaconCore", "BeaconAllocator", "BeaconMetricsExport",
+                "BeaconEdge", "BeaconCore", "BeaconAllocator", "BeaconMetricsExport", "BeaconCommandLine", "BeaconMQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -203,7 +209,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BeaconCommandLineTests",
-            dependencies: ["BeaconCommandLine", "BeaconMQTT", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "BeaconCommandLine", "BeaconMQTT", "BeaconCore", "BrokerHarness", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(

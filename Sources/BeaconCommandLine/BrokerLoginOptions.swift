@@ -4,26 +4,30 @@ public import BeaconMQTT
 import Foundation
 
 /// `--username`, `--password-file`, `--tls-ca`, `--tls-cert`, `--tls-key`: how a tool logs in to
-/// the broker, the same flags with the same rules in every tool that connects (beacon-aggregator
-/// run, beacon-dashboard, beacon-sim run, load and watch), so that what works for one login works
-/// for all.
+/// the broker, the same flags with the same rules in every tool that connects (part of
+/// ``BrokerOptions``), so that what works for one login works for all.
 ///
 /// The password is read from a file, never taken as a flag, so that it never shows in `ps` or a
 /// shell history; the file's first line is the password (make-credentials.sh and systemd
 /// credentials write it so, a trailing newline or not).
 public struct BrokerLoginOptions: ParsableArguments, Sendable {
+    /// `--username`.
     @Option(help: "Broker user name.")
     public var username: String?
 
+    /// `--password-file`: the path, read by ``password()``.
     @Option(help: "File holding the broker password (first line), so it never shows in ps.")
     public var passwordFile: String?
 
+    /// `--tls-ca`.
     @Option(help: "CA certificate (PEM) to verify the broker: enables TLS.")
     public var tlsCA: String?
 
+    /// `--tls-cert`.
     @Option(help: "Client certificate (PEM), for brokers that require one.")
     public var tlsCert: String?
 
+    /// `--tls-key`.
     @Option(help: "Client key (PEM).")
     public var tlsKey: String?
 
@@ -35,9 +39,11 @@ public struct BrokerLoginOptions: ParsableArguments, Sendable {
         username != nil || passwordFile != nil || tlsCA != nil || tlsCert != nil || tlsKey != nil
     }
 
-    /// The combinations that cannot work are refused before anything connects: a broker would
-    /// answer them with a refusal that names neither the flag nor the fix.
-    public func validate() throws {
+    /// Refuses the combinations that cannot work, before anything connects: a broker would
+    /// answer them with a refusal that names neither the flag nor the fix. Not a `validate()`:
+    /// beacon-edge takes these flags as overrides of its config file, which may hold the rest
+    /// of the login, and checks the result there.
+    public func checkCombination() throws {
         // Without a user name libmosquitto sends no password at all: the connection would be
         // anonymous and refused, as if the password were wrong.
         guard passwordFile == nil || username != nil else {
@@ -65,9 +71,7 @@ public struct BrokerLoginOptions: ParsableArguments, Sendable {
     /// Says on standard error that `flag`'s file `path` cannot be read, and returns the config
     /// error (78) to throw.
     static func unreadable(_ flag: String, _ path: String) -> ExitCode {
-        let program = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "beaconnet"
-        FileHandle.standardError.write(Data("\(program): \(flag) \(path) cannot be read\n".utf8))
-        return ExitCode(ExitStatus.configError.rawValue)
+        ExitCode(.configError, saying: "\(flag) \(path) cannot be read (\(FileProblem.reason(reading: path)))")
     }
 
     /// Checks that the `--tls-*` files can be read: a mistyped path is a config error (78), said
@@ -84,9 +88,10 @@ public struct BrokerLoginOptions: ParsableArguments, Sendable {
     }
 
     /// A configuration for the broker at `host`:`port` as `clientID`, with this login and TLS;
-    /// the password file is read and the TLS files checked here, so a missing one is reported
-    /// before anything connects.
+    /// the combination is checked, the password file read and the TLS files checked here, so a
+    /// mistake is reported before anything connects.
     public func configuration(host: String, port: Int, clientID: String) throws -> MQTTConfiguration {
+        try checkCombination()
         var configuration = MQTTConfiguration(host: host, port: port, clientID: clientID)
         configuration.username = username
         configuration.password = try password()

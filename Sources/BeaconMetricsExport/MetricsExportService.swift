@@ -44,7 +44,7 @@ public struct MetricsExportService: Service {
             throw CancellationError()
         } catch {
             // Named, so that the programs can exit as "unavailable" rather than as a fault.
-            throw MetricsListenError(endpoint: endpoint, reason: "\(error)")
+            throw MetricsListenError(endpoint: endpoint, reason: "\(error)", underlying: error)
         }
     }
 }
@@ -55,6 +55,9 @@ public struct MetricsListenError: Error, Sendable, CustomStringConvertible {
     public var endpoint: ListenAddress
     /// What the HTTP server said.
     public var reason: String
+    /// The server's own error (NIO's `IOError`, whose errno says in use or not this machine's),
+    /// for a program to put in its words.
+    public var underlying: (any Error)?
 
     public var description: String { "cannot serve metrics on \(endpoint): \(reason)" }
 }

@@ -1,5 +1,6 @@
-import BeaconAllocator
 import ArgumentParser
+import BeaconAllocator
+import BeaconCommandLine
 import BeaconCore
 import BeaconWire
 
@@ -8,10 +9,10 @@ import BeaconWire
 @main
 struct BeaconAggregatorCommand: AsyncParsableCommand {
     /// Applies the allocator tuning (a one-time re-exec, see `AllocatorTuning`), then runs as
-    /// ArgumentParser's own `main` does.
+    /// ArgumentParser's own `main` does, the help ending with the exit statuses.
     static func main() async {
         AllocatorTuning.apply()
-        await main(nil)
+        await mainEndingHelpWithExitStatuses()
     }
 
     static let configuration = CommandConfiguration(
@@ -20,8 +21,6 @@ struct BeaconAggregatorCommand: AsyncParsableCommand {
         discussion: """
             run is the live service; replay runs a recorded trace through the same code; \
             check-config explains a chain config; calibrate learns a store's fingerprints from a walk.
-
-            \(ExitStatus.help)
             """,
         subcommands: [RunService.self, CheckConfig.self, Replay.self, Calibrate.self])
 }

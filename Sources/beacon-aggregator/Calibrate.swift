@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCommandLine
 import BeaconCore
 import BeaconEngine
 import BeaconSim
@@ -18,8 +19,6 @@ struct Calibrate: ParsableCommand {
             (docs/TRUTH.md). The chain's own calibration file, if any, is not read: a walk replaces it. \
             Then name the file in the chain's "calibration" key, set "rule": "fingerprint" in its tuning, and run check-config.
             A bad chain exits 78; a truth or trace that cannot be read or does not fit the chain and the walk, 65.
-
-            \(ExitStatus.help)
             """)
 
     @Option(help: "The chain config (JSON).")
@@ -72,7 +71,12 @@ struct Calibrate: ParsableCommand {
         let scheme: TopicScheme
         do { scheme = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
 
-        let (lines, end) = try TruthFile.readNumbered(path: truth)
+        let lines: [(line: Int, change: TruthChange)], end: Int64?
+        do {
+            (lines, end) = try TruthFile.readNumbered(path: truth)
+        } catch where FileProblem.isFileSystemError(error) {
+            throw CalibrationError(reason: FileProblem.cannotRead(truth, flag: "--truth"))
+        }
         let tag = try WalkCalibration.device(named: device, truth: lines, file: truth)
         try WalkCalibration.checkTruth(lines, file: truth, device: tag, chain: chain)
         let (batches, parts) = try readTraces(scheme: scheme)
@@ -93,7 +97,7 @@ struct Calibrate: ParsableCommand {
         do {
             try calibration.fileText().write(toFile: output, atomically: true, encoding: .utf8)
         } catch {
-            throw ValidationError("--output \(output): cannot write the calibration: \(error.localizedDescription)")
+            throw ValidationError(FileProblem.cannotWrite(output, flag: "--output"))
         }
         let stores = learnt.stores.map { "\($0.major)" }.joined(separator: ", ")
         let outside = learnt.stores.filter { $0.outside != nil }.map { "\($0.major)" }.joined(separator: ", ")
@@ -138,12 +142,12 @@ struct Calibrate: ParsableCommand {
             while let line = reader.next() {
                 switch line {
                 case .failure(let error):
-                    FileHandleStderr.write("\(path): \(error)\n")
+                    StandardError.write("\(path): \(error)\n")
                 case .success(let line):
                     do {
                         if let batch = try TraceBatch.batch(topic: line.topic, payload: line.payload, scheme: scheme) { mine.append(batch) }
                     } catch {
-                        FileHandleStderr.write("\(path):\(reader.lineNumber): \(error.reason); skipped\n")
+                        StandardError.write("\(path):\(reader.lineNumber): \(error.reason); skipped\n")
                     }
                 }
             }

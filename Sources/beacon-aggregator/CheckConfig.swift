@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCommandLine
 import BeaconCore
 import BeaconEngine
 
@@ -12,8 +13,6 @@ struct CheckConfig: ParsableCommand {
         abstract: "Validate a chain config (and its calibration file); print every problem with its JSON path.",
         discussion: """
             Exits 0 for a config the aggregator would start with, and 78 — as run would — for one with problems.
-
-            \(ExitStatus.help)
             """)
 
     @Argument(help: "The chain config file (JSON), e.g. config/chain.example.json.")

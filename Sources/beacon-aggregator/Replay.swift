@@ -1,7 +1,8 @@
 import ArgumentParser
 import BeaconAggregator
-import BeaconEngine
+import BeaconCommandLine
 import BeaconCore
+import BeaconEngine
 import BeaconWire
 #if canImport(Glibc)
 import Glibc
@@ -20,8 +21,6 @@ struct Replay: ParsableCommand {
             Messages the aggregator would refuse are refused as it would (exit 0); a trace that cannot \
             be read, has lines that are not 'topic payload' or ends mid-message exits 65 after \
             replaying what it could.
-
-            \(ExitStatus.help)
             """)
 
     @Option(help: "The chain config (JSON).")
@@ -94,7 +93,7 @@ struct Replay: ParsableCommand {
             for o in out { output.line(o.traceLine) }
         }
         output.flush()
-        FileHandleStderr.write(Self.summary(processor))
+        StandardError.write(Self.summary(processor))
         // Last, after everything the trace did hold was replayed: a damaged trace still shows
         // what it can, and the status says it is damaged.
         if let damage { throw ExitCode(.dataError, saying: "replay: \(trace) \(damage)") }
@@ -111,7 +110,7 @@ struct Replay: ParsableCommand {
         func handle(_ line: TraceReader.Line, number: Int) {
             let verdict = processor.handle(topic: line.topic, payload: line.payload, now: nil, into: &out)
             if case .rejected(let reason, let detail) = verdict {
-                FileHandleStderr.write("trace line \(number): rejected (\(reason)): \(detail)\n")
+                StandardError.write("trace line \(number): rejected (\(reason)): \(detail)\n")
                 // A last line without its line end that does not decode was cut off mid-message;
                 // one that decodes (refused or not on its merits) was only written without a
                 // final newline.
@@ -129,7 +128,7 @@ struct Replay: ParsableCommand {
             switch line {
             case .failure(let error):
                 badLines += 1
-                FileHandleStderr.write("\(error)\n")
+                StandardError.write("\(error)\n")
             case .success(let line):
                 if held != nil {
                     let key = processor.orderingKey(topic: line.topic, payload: line.payload)
@@ -137,7 +136,7 @@ struct Replay: ParsableCommand {
                     while let (due, number) = held!.pop() { handle(due, number: number) }
                     if held!.overflowed && !warned {
                         warned = true
-                        FileHandleStderr.write("trace line \(reader.lineNumber): --reorder holds 512 MiB, the most it will: event time has stalled (with only two gateways, one has stopped?) or the window is long for this traffic; releasing the oldest messages from here on, not in event-time order\n")
+                        StandardError.write("trace line \(reader.lineNumber): --reorder holds 512 MiB, the most it will: event time has stalled (with only two gateways, one has stopped?) or the window is long for this traffic; releasing the oldest messages from here on, not in event-time order\n")
                     }
                 } else {
                     handle(line, number: reader.lineNumber)

@@ -1,8 +1,8 @@
 import ArgumentParser
 import BeaconAggregator
 import BeaconCommandLine
-import BeaconEngine
 import BeaconCore
+import BeaconEngine
 import BeaconMetricsExport
 import BeaconMQTT
 import BeaconWire
@@ -21,8 +21,6 @@ struct RunService: AsyncParsableCommand {
         discussion: """
             Runs until SIGTERM or SIGINT (exit 0). A bad chain never starts: its problems are printed and \
             it exits 78. An unreachable broker is retried; one that refuses the login or the TLS ends it with 69.
-
-            \(ExitStatus.help)
             """)
 
     @Option(help: "The chain config (JSON); checked first — a bad config never starts.")
@@ -34,17 +32,11 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "Only these stores, e.g. 1-250,300; default all.")
     var stores: String?
 
-    @Option(help: "Broker host.")
-    var host = "127.0.0.1"
+    /// The broker, the sightings connection's login and client id, and the TLS of both connections.
+    @OptionGroup(title: "Broker")
+    var broker: BrokerOptions
 
-    @Option(help: "Broker port (8883 is customary with TLS).")
-    var port = 1883
-
-    /// The sightings connection's login and the TLS of both connections.
-    @OptionGroup
-    var login: BrokerLoginOptions
-
-    @Option(help: "Broker user name of the publishing connection (client id beacon-aggregator-<id>-out), default <username>-out: brokers that bind each login to one client id (the shipped dynamic-security setup) need a login per connection. Give the --username again to use one login for both.")
+    @Option(help: "Broker user name of the publishing connection (client id <client id>-out), default <username>-out: brokers that bind each login to one client id (the shipped dynamic-security setup) need a login per connection. Give the --username again to use one login for both.")
     var outUsername: String?
 
     @Option(help: "File holding that login's password, default the --password-file's -out sibling if one exists (agg-1-out.password beside agg-1.password, or the path with -out appended: make-credentials.sh's passwords/<user>-out), else the --password-file.")
@@ -71,8 +63,8 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "Refuse batches sent longer ago than this (stale_time), seconds (10…31536000): at least the edges' longest outage buffer. With --event-time, measured from the chain's event time.")
     var maxBatchAge: Double = 86_400
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel = "info"
+    @OptionGroup
+    var logging: LoggingOptions
 
     @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9464).")
     var metrics: String?
@@ -80,7 +72,6 @@ struct RunService: AsyncParsableCommand {
     /// Numbers are checked as ranges, which also refuses NaN and infinity (an interval of `inf`
     /// would trap converting to milliseconds; one of 0 would flood the broker).
     func validate() throws {
-        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
         guard (0.1...86_400).contains(statusInterval) else { throw ValidationError("--status-interval \(statusInterval) is not 0.1…86400 seconds") }
         guard (0.1...86_400).contains(snapshotInterval) else { throw ValidationError("--snapshot-interval \(snapshotInterval) is not 0.1…86400 seconds") }
         guard (10...31_536_000).contains(maxBatchAge) else { throw ValidationError("--max-batch-age \(maxBatchAge) is not 10…31536000 seconds") }
@@ -88,7 +79,7 @@ struct RunService: AsyncParsableCommand {
         if let metrics {
             do { _ = try ListenAddress(parsing: metrics) } catch { throw ValidationError("--metrics \(error)") }
         }
-        guard login.username != nil || (outUsername == nil && outPasswordFile == nil) else { throw ValidationError("--out-username and --out-password-file need --username (the sightings connection's login)") }
+        guard broker.login.username != nil || (outUsername == nil && outPasswordFile == nil) else { throw ValidationError("--out-username and --out-password-file need --username (the sightings connection's login)") }
     }
 
     /// The publishing connection's login: `--out-username` (default `<username>-out`) with the
@@ -96,10 +87,10 @@ struct RunService: AsyncParsableCommand {
     /// (``PasswordFiles/publishingSiblings(of:)``), or `password` (the sightings login's). Nil without
     /// `--username`.
     func outboundLogin(password: String?) throws -> (username: String, password: String?)? {
-        guard let username = login.username else { return nil }
+        guard let username = broker.login.username else { return nil }
         let name = outUsername ?? username + "-out"
         if let outPasswordFile { return (name, try BrokerLoginOptions.password(from: outPasswordFile, flag: "--out-password-file")) }
-        if let sibling = login.passwordFile.flatMap({ PasswordFiles.publishingSiblings(of: $0).first { FileManager.default.fileExists(atPath: $0) } }) {
+        if let sibling = broker.login.passwordFile.flatMap({ PasswordFiles.publishingSiblings(of: $0).first { FileManager.default.fileExists(atPath: $0) } }) {
             return (name, try BrokerLoginOptions.password(from: sibling, flag: "--password-file (its -out sibling \(sibling))"))
         }
         return (name, password)
@@ -113,7 +104,6 @@ struct RunService: AsyncParsableCommand {
             print(error)
             throw ExitCode(.configError)
         }
-        guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("--log-level \(logLevel) is not a level") }
         let selection: StoreSelection
         let aggregator: AggregatorID
         let scheme: TopicScheme
@@ -127,16 +117,12 @@ struct RunService: AsyncParsableCommand {
         guard !selection.owned(chain.stores.map(\.major)).isEmpty else {
             throw ValidationError("--stores \(stores ?? "") selects none of the chain's \(chain.stores.count) stores (\(chain.stores.prefix(5).map { "\($0.major)" }.joined(separator: ", "))\(chain.stores.count > 5 ? ", …" : "")): this instance would own nothing")
         }
-        var mqtt = try login.configuration(host: host, port: port, clientID: "beacon-aggregator-\(aggregator)")
+        var mqtt = try broker.configuration(defaultClientID: "beacon-aggregator-\(aggregator)")
         mqtt.inboundBufferCapacity = AggregatorSettings.inboundBuffer
         mqtt.cleanSession = sessionExpiry == 0
         mqtt.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
 
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        logging.bootstrap()
         let logger = Logger(label: "beaconnet.aggregator")
         var settings = AggregatorSettings(chain: chain, mqtt: mqtt, aggregator: aggregator, stores: selection, scheme: scheme,
                                           snapshotPath: snapshot, version: beaconNetVersion)
@@ -159,11 +145,11 @@ struct RunService: AsyncParsableCommand {
         do {
             try await group.run()
         } catch let error as MQTTError {
-            // Refused credentials or certificates: the service logged why; restarting may help
-            // once the broker's side is fixed.
-            throw ExitCode(.unavailable, saying: "beacon-aggregator: the broker refused the connection: \(error)")
+            // Refused credentials or certificates, a TLS port: the service logged why; restarting
+            // may help once the broker's side or the flags are fixed.
+            throw ExitCode(.unavailable, saying: BrokerFailure.message(error, mqtt, role: "an aggregator login (make-acl.sh --aggregator NAME)"))
         } catch let error as MetricsListenError {
-            throw ExitCode(.unavailable, saying: "beacon-aggregator: \(error)")
+            throw ExitCode(.unavailable, saying: ListenFailure.message(error.underlying ?? error, address: "\(error.endpoint)", flag: "--metrics"))
         }
     }
 }

@@ -1,4 +1,5 @@
 import BeaconAggregator
+import BeaconCommandLine
 import BeaconCore
 
 /// How far `replay` has got, on standard error every 5 s of wall time once it has run that long (a
@@ -20,6 +21,6 @@ struct TraceProgress {
             firstTime: firstTime, time: time,
             tally: ["\(counters.messages) messages", "\(counters.sightings) sightings", "\(processor.engine.statistics.transitions) transitions"],
             elapsed: elapsed)
-        FileHandleStderr.write("replay: \(progress.line)\n")
+        StandardError.write("replay: \(progress.line)\n")
     }
 }

@@ -25,22 +25,11 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
             Runs until SIGTERM or SIGINT (exit 0). A broker that cannot be reached or refuses the login \
             is shown on the page and retried; a --listen address that cannot be bound exits 69, a \
             --password-file that cannot be read 78.
-
-            \(ExitStatus.help)
             """)
 
-    @Option(help: "Broker host.")
-    var host = "127.0.0.1"
-
-    @Option(help: "Broker port (8883 is customary with TLS).")
-    var port = 1883
-
-    /// A dashboard login of the ACL, and TLS.
-    @OptionGroup
-    var login: BrokerLoginOptions
-
-    @Option(help: "MQTT client id; default the user name (the shipped brokers bind a dashboard login to it), else beacon-dashboard-<random>.")
-    var clientID: String?
+    /// The broker, a dashboard login of the ACL, and TLS.
+    @OptionGroup(title: "Broker")
+    var broker: BrokerOptions
 
     @Option(help: "Topic root (as the aggregators').")
     var topicRoot = "beaconnet"
@@ -48,14 +37,17 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     @Option(help: "Where to serve the page and the API, HOST:PORT (0.0.0.0:8080 for every interface).")
     var listen = "127.0.0.1:8080"
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel = "info"
+    @OptionGroup
+    var logging: LoggingOptions
 
     func validate() throws {
-        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
         _ = try listenAddress()
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
+    }
+
+    /// Runs as ArgumentParser's own `main` does, the help ending with the exit statuses.
+    static func main() async {
+        await mainEndingHelpWithExitStatuses()
     }
 
     /// `--listen` as an address.
@@ -64,20 +56,16 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let id = clientID ?? login.username ?? "beacon-dashboard-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
-        var mqtt = try login.configuration(host: host, port: port, clientID: id)
+        logging.bootstrap()
+        let id = broker.login.username ?? "beacon-dashboard-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+        var mqtt = try broker.configuration(defaultClientID: id)
         // The retained device states arrive all at once at every (re)subscription.
         mqtt.inboundBufferCapacity = 200_000
         let address = try listenAddress()
         let settings = DashboardSettings(
             mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port)
         let logger = Logger(label: "beaconnet.dashboard")
+        try await BrokerPreflight.check(mqtt, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: DashboardService(settings: settings, logger: logger))],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -85,13 +73,7 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
             try await group.run()
         } catch {
             // The dashboard's services retry the broker for ever: what ends them is the listener.
-            throw Self.failure(.unavailable, "cannot serve on \(listen): \(error)")
+            throw ExitCode(.unavailable, saying: ListenFailure.message(error, address: listen, flag: "--listen"))
         }
-    }
-
-    /// Says `message` on standard error and gives the exit code of `status`.
-    static func failure(_ status: ExitStatus, _ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("beacon-dashboard: \(message)\n".utf8))
-        return ExitCode(status.rawValue)
     }
 }

@@ -1,9 +1,11 @@
-import BeaconAllocator
 import ArgumentParser
-import BeaconWire
+import BeaconAllocator
+import BeaconCommandLine
 import BeaconCore
 import BeaconEdge
 import BeaconMetricsExport
+import BeaconMQTT
+import BeaconWire
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -13,10 +15,10 @@ import ServiceLifecycle
 @main
 struct BeaconEdgeCommand: AsyncParsableCommand {
     /// Applies the allocator tuning (a one-time re-exec, see `AllocatorTuning`), then runs as
-    /// ArgumentParser's own `main` does.
+    /// ArgumentParser's own `main` does, the help ending with the exit statuses.
     static func main() async {
         AllocatorTuning.apply()
-        await main(nil)
+        await mainEndingHelpWithExitStatuses()
     }
 
     static let configuration = CommandConfiguration(
@@ -28,8 +30,6 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
             (QoS 1), with a retained status and an `offline` Last Will. With --replay FILE it replays \
             a btsnoop capture through the same path and exits 0 once every batch is acknowledged \
             (65 when the capture is cut off or not a capture: what came before it is still published).
-
-            \(ExitStatus.help)
             """,
         subcommands: [DecodeCommand.self])
 
@@ -45,26 +45,15 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
     @Option(help: "The section, iBeacon minor (section).")
     var section: Int?
 
-    @Option(name: .customLong("broker-host"), help: "Broker host (broker.host).")
+    /// The broker and the login, laid over the config's `broker` keys.
+    @OptionGroup(title: "Broker (over the config's broker keys)")
+    var broker: BrokerOptions
+
+    @Option(name: .customLong("broker-host"), help: .hidden)
     var brokerHost: String?
 
-    @Option(name: .customLong("broker-port"), help: "Broker port (broker.port).")
+    @Option(name: .customLong("broker-port"), help: .hidden)
     var brokerPort: Int?
-
-    @Option(help: "Broker user name (broker.username): under the shipped brokers, the gateway id.")
-    var username: String?
-
-    @Option(name: .customLong("password-file"), help: "File holding the broker password (broker.password_file), e.g. a systemd credential.")
-    var passwordFile: String?
-
-    @Option(name: .customLong("tls-ca"), help: "CA certificate (PEM) of the broker (broker.tls.ca_file): enables TLS.")
-    var tlsCA: String?
-
-    @Option(name: .customLong("tls-cert"), help: "Client certificate (PEM) (broker.tls.cert_file).")
-    var tlsCert: String?
-
-    @Option(name: .customLong("tls-key"), help: "Client key (PEM) (broker.tls.key_file), e.g. a systemd credential.")
-    var tlsKey: String?
 
     @Option(help: "BlueZ adapter (scan.adapter), e.g. hci0.")
     var adapter: String?
@@ -99,15 +88,18 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("print-config"), help: "Print the effective config and exit.")
     var printConfig = false
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "info"
+    @OptionGroup
+    var logging: LoggingOptions
 
     @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9465).")
     var metrics: String?
 
     func validate() throws {
         guard BtsnoopReplay.Speed(speed) != nil else { throw ValidationError("--speed must be max or a factor from 0.001 to 1000000, got \(speed)") }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
+        // The names before --host and --port, still taken from scripts.
+        guard brokerHost == nil || broker.host == nil else { throw ValidationError("--broker-host is --host: give one of them") }
+        guard brokerPort == nil || broker.port == nil else { throw ValidationError("--broker-port is --port: give one of them") }
+        if let brokerPort, !(1...65_535).contains(brokerPort) { throw ValidationError("--broker-port \(brokerPort) is not 1…65535") }
         if let metrics {
             do { _ = try ListenAddress(parsing: metrics) } catch { throw ValidationError("--metrics \(error)") }
         }
@@ -123,13 +115,15 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
         add(["gateway"], gateway.map(JSONValue.string), "--gateway")
         add(["store"], store.map { .int(Int64($0)) }, "--store")
         add(["section"], section.map { .int(Int64($0)) }, "--section")
-        add(["broker", "host"], brokerHost.map(JSONValue.string), "--broker-host")
-        add(["broker", "port"], brokerPort.map { .int(Int64($0)) }, "--broker-port")
-        add(["broker", "username"], username.map(JSONValue.string), "--username")
-        add(["broker", "password_file"], passwordFile.map(JSONValue.string), "--password-file")
-        add(["broker", "tls", "ca_file"], tlsCA.map(JSONValue.string), "--tls-ca")
-        add(["broker", "tls", "cert_file"], tlsCert.map(JSONValue.string), "--tls-cert")
-        add(["broker", "tls", "key_file"], tlsKey.map(JSONValue.string), "--tls-key")
+        let login = broker.login
+        add(["broker", "host"], (broker.host ?? brokerHost).map(JSONValue.string), broker.host == nil ? "--broker-host" : "--host")
+        add(["broker", "port"], (broker.port ?? brokerPort).map { .int(Int64($0)) }, broker.port == nil ? "--broker-port" : "--port")
+        add(["broker", "client_id"], broker.clientID.map(JSONValue.string), "--client-id")
+        add(["broker", "username"], login.username.map(JSONValue.string), "--username")
+        add(["broker", "password_file"], login.passwordFile.map(JSONValue.string), "--password-file")
+        add(["broker", "tls", "ca_file"], login.tlsCA.map(JSONValue.string), "--tls-ca")
+        add(["broker", "tls", "cert_file"], login.tlsCert.map(JSONValue.string), "--tls-cert")
+        add(["broker", "tls", "key_file"], login.tlsKey.map(JSONValue.string), "--tls-key")
         add(["scan", "adapter"], adapter.map(JSONValue.string), "--adapter")
         add(["allow_list", "ibeacon_uuids"], iBeaconUUIDs.isEmpty ? nil : .array(iBeaconUUIDs.map(JSONValue.string)), "--ibeacon-uuid")
         add(["allow_all"], allowAll ? .bool(true) : nil, "--allow-all")
@@ -142,17 +136,13 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let level = logging.level
+        logging.bootstrap()
         let edgeConfig: EdgeConfig
         do {
             edgeConfig = try EdgeConfig.load(file: config, overrides: overrides)
         } catch {
-            throw Self.failure(.configError, "\(error)")
+            throw ExitCode(.configError, saying: "\(error)")
         }
         if printConfig {
             print(edgeConfig.json.serialized(pretty: true))
@@ -162,22 +152,7 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
         logger.logLevel = level
         logger[metadataKey: "gateway.id"] = "\(edgeConfig.gateway.rawValue)"
 
-        let source: EdgeRuntime.Source
-        if let replay {
-            do {
-                let file = try BtsnoopReplay.open(replay)
-                let offset = rebaseTime ? BtsnoopReplay.rebasedOffset(for: file) : 0
-                source = .replay(file, path: replay, speed: BtsnoopReplay.Speed(speed) ?? .max, timeOffset: offset)
-            } catch {
-                throw Self.failure(.dataError, "\(error)")
-            }
-        } else {
-            do {
-                source = .hci(try await HCIScanner.open(adapter: edgeConfig.scan.adapter, scan: edgeConfig.scan, logger: logger))
-            } catch {
-                throw Self.failure(.unavailable, "\(error)")
-            }
-        }
+        let source = try await openSource(edgeConfig, logger: logger)
         // Before the runtime makes its counters: they are made through the bootstrapped factory.
         var alongside: [any Service] = []
         if let metrics, let endpoint = try? ListenAddress(parsing: metrics) {
@@ -190,26 +165,48 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
             runtime = try EdgeRuntime(
                 config: edgeConfig, source: source, flushTimeout: .milliseconds(Int64(flushTimeout * 1000)), logLevel: level)
         } catch {
-            throw Self.failure(.configError, "\(error)")
+            throw ExitCode(.configError, saying: "\(error)")
         }
+        try await run(runtime, alongside: alongside)
+    }
+
+    /// The capture of `--replay`, or the config's adapter, scanning: what the edge reads.
+    func openSource(_ edgeConfig: EdgeConfig, logger: Logger) async throws -> EdgeRuntime.Source {
+        guard let replay else {
+            do {
+                return .hci(try await HCIScanner.open(adapter: edgeConfig.scan.adapter, scan: edgeConfig.scan, logger: logger))
+            } catch {
+                throw ExitCode(.unavailable, saying: "\(error)")
+            }
+        }
+        do {
+            let file = try BtsnoopReplay.open(replay)
+            let offset = rebaseTime ? BtsnoopReplay.rebasedOffset(for: file) : 0
+            return .replay(file, path: replay, speed: BtsnoopReplay.Speed(speed) ?? .max, timeOffset: offset)
+        } catch {
+            throw ExitCode(.dataError, saying: "\(error)")
+        }
+    }
+
+    /// Runs `runtime` to its end, and turns how it ended into the exit status.
+    func run(_ runtime: EdgeRuntime, alongside: [any Service]) async throws {
         do {
             try await runtime.run(alongside: alongside)
         } catch let error as ReplayError {
             // The replay went as far as the capture did, and that much was published.
-            throw Self.failure(.dataError, "\(error)")
+            throw ExitCode(.dataError, saying: "\(error)")
+        } catch let error as MQTTError {
+            // A port that answers with TLS: the session gave up (libmosquitto retries the rest).
+            throw ExitCode(.unavailable, saying: BrokerFailure.message(error, runtime.session.client.configuration, role: "a gateway login (make-acl.sh --gateway ID:STORE)"))
+        } catch let error as MetricsListenError {
+            throw ExitCode(.unavailable, saying: ListenFailure.message(error.underlying ?? error, address: "\(error.endpoint)", flag: "--metrics"))
         } catch {
-            let unavailable = error is HCIScannerError || error is MetricsListenError
-            throw Self.failure(unavailable ? .unavailable : .internalFailure, "stopped: \(error)")
+            let unavailable = error is HCIScannerError
+            throw ExitCode(unavailable ? .unavailable : .internalFailure, saying: "stopped: \(error)")
         }
         let left = runtime.unflushedBatches
         if left > 0 {
-            throw Self.failure(.temporaryFailure, "\(left) batch(es) not acknowledged by the broker before the flush timeout")
+            throw ExitCode(.temporaryFailure, saying: "\(left) batch(es) not acknowledged by the broker before the flush timeout")
         }
-    }
-
-    /// Says `message` on standard error and gives the exit code for `status`.
-    static func failure(_ status: ExitStatus, _ message: String, command: String = "beacon-edge") -> ExitCode {
-        FileHandle.standardError.write(Data("\(command): \(message)\n".utf8))
-        return ExitCode(status.rawValue)
     }
 }

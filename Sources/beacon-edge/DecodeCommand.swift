@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCommandLine
 import BeaconCore
 import BeaconEdge
 import Foundation
@@ -14,8 +15,6 @@ struct DecodeCommand: ParsableCommand {
             eddystone-url, eddystone-tlm, altbeacon, other) and the kind's fields. Malformed events \
             are counted on stderr and skipped. A capture cut off mid-record is decoded up to the cut, \
             then exits 65.
-
-            \(ExitStatus.help)
             """)
 
     @Argument(help: "A btsnoop capture (datalink 1001, 1002 or 2001).")
@@ -26,7 +25,7 @@ struct DecodeCommand: ParsableCommand {
         do {
             capture = try BtsnoopReplay.open(file)
         } catch {
-            throw BeaconEdgeCommand.failure(.dataError, "\(error)", command: "beacon-edge decode")
+            throw ExitCode(.dataError, saying: "\(error)", as: "beacon-edge decode")
         }
         var out = ""
         out.reserveCapacity(1 << 16)
@@ -42,7 +41,7 @@ struct DecodeCommand: ParsableCommand {
                     let why = verdict == .jump
                         ? "leaps more than a minute away from the records on both sides, which agree with each other"
                         : "is not a date between 1970 and 2112"
-                    FileHandle.standardError.write(Data("beacon-edge decode: record at byte \(record.offset): timestamp \(record.timestamp.rawValue) µs \(why); skipped\n".utf8))
+                    StandardError.say("record at byte \(record.offset): timestamp \(record.timestamp.rawValue) µs \(why); skipped", as: "beacon-edge decode")
                     continue
                 }
                 do {
@@ -58,17 +57,17 @@ struct DecodeCommand: ParsableCommand {
                     }
                 } catch {
                     malformed += 1
-                    FileHandle.standardError.write(Data("beacon-edge decode: record at byte \(record.offset): \(error)\n".utf8))
+                    StandardError.say("record at byte \(record.offset): \(error)", as: "beacon-edge decode")
                 }
             }
         } catch {
             cutOff = error
         }
         FileHandle.standardOutput.write(Data(out.utf8))
-        FileHandle.standardError.write(Data("beacon-edge decode: \(reports) reports, \(malformed) malformed events\n".utf8))
+        StandardError.say("\(reports) reports, \(malformed) malformed events", as: "beacon-edge decode")
         // After the reports before the cut: they are good, and the status says the file is not.
         if let cutOff {
-            throw BeaconEdgeCommand.failure(.dataError, "\(file) ends early: \(cutOff)", command: "beacon-edge decode")
+            throw ExitCode(.dataError, saying: "\(file) ends early: \(cutOff)", as: "beacon-edge decode")
         }
     }
 }

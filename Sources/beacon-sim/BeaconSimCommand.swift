@@ -1,5 +1,5 @@
 import ArgumentParser
-import BeaconCore
+import BeaconCommandLine
 
 /// beacon-sim: a store model with walking shoppers that publishes as every gateway would, and an
 /// evaluator that scores the aggregator against the ground truth.
@@ -8,6 +8,10 @@ struct BeaconSimCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-sim",
         abstract: "Simulate stores, shoppers and gateways; evaluate location accuracy.",
-        discussion: ExitStatus.help,
         subcommands: [Run.self, Watch.self, Evaluate.self, Import.self, PrintChain.self, Sweep.self, Load.self])
+
+    /// Runs as ArgumentParser's own `main` does, the help ending with the exit statuses.
+    static func main() async {
+        await mainEndingHelpWithExitStatuses()
+    }
 }

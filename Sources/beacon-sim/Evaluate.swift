@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCommandLine
 import BeaconCore
 import BeaconSim
 import BeaconWire
@@ -10,8 +11,6 @@ struct Evaluate: ParsableCommand {
         discussion: """
             EVENTS is a 'topic payload' file: a mosquitto_sub -v recording of beaconnet/events/# or beacon-aggregator replay output. \
             A truth or events file that cannot be read, has a bad line, or holds no event at all exits 65.
-
-            \(ExitStatus.help)
             """)
 
     @Option(help: "Ground truth: written by beacon-sim run or import, or by hand (docs/TRUTH.md).")
@@ -47,9 +46,13 @@ struct Evaluate: ParsableCommand {
         let truths: [TruthChange], simulated: Int64?, reported: [ReportedTransition], last: Int64
         do {
             (truths, simulated) = try TruthFile.readWithEnd(path: truth)
+        } catch {
+            throw ExitCode(.dataError, saying: FileProblem.isFileSystemError(error) ? FileProblem.cannotRead(truth, flag: "--truth") : "\(error)")
+        }
+        do {
             (reported, last) = try TruthFile.readEvents(path: events, scheme: try TopicScheme(root: topicRoot))
         } catch {
-            throw ExitCode(.dataError, saying: "\(error)")
+            throw ExitCode(.dataError, saying: FileProblem.isFileSystemError(error) ? FileProblem.cannotRead(events, flag: "--events") : "\(error)")
         }
         if last == .min && truths.contains(where: { $0.store != nil }) {
             // Scoring would say 0 % and count every truth as missed: the wrong file, not a bad run.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCommandLine
 import BeaconCore
 import BeaconEngine
 import BeaconSim
@@ -17,8 +18,6 @@ struct Import: ParsableCommand {
               beacon-aggregator replay --config OUTPUT/all/chain.json OUTPUT/all/trace.txt > events.txt
               beacon-sim evaluate --truth OUTPUT/all/truth.jsonl --events events.txt --wide
             A dataset folder or --zones file that cannot be read or is malformed exits 65.
-
-            \(ExitStatus.help)
             """)
 
     /// The datasets this imports.
@@ -80,7 +79,7 @@ struct Import: ParsableCommand {
         do {
             written = try DatasetWriter.write(imported, to: output, gap: Int64(gap) * 1000, scheme: try TopicScheme(root: topicRoot))
         } catch {
-            throw ValidationError("--output \(output): \(error)")
+            throw ValidationError(FileProblem.isFileSystemError(error) ? FileProblem.cannotWrite(output, flag: "--output", error: error) : "--output \(output): \(error)")
         }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

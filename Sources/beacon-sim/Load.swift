@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconAggregator
+import BeaconCommandLine
 import BeaconCore
 import BeaconEngine
 import BeaconMQTT
@@ -21,8 +22,6 @@ struct Load: AsyncParsableCommand {
             drops everything; the rest at QoS 0.
 
             A broker that cannot be reached, refuses the connection or is lost during the run exits 69.
-
-            \(ExitStatus.help)
             """)
 
     @Option(help: "Stores (the default layout, majors from 101).")
@@ -37,14 +36,11 @@ struct Load: AsyncParsableCommand {
     @Option(help: "Seconds to run.")
     var duration = 60
 
-    @Option(help: "Broker host.")
-    var host = "127.0.0.1"
+    @OptionGroup(title: "Broker")
+    var broker: BrokerOptions
 
-    @Option(help: "Broker port (8883 is customary with TLS).")
-    var port = 1883
-
-    @OptionGroup(title: "Broker login")
-    var broker: BrokerConnectionOptions
+    @OptionGroup
+    var logging: LoggingOptions
 
     @Option(help: "Topic root.")
     var topicRoot = "beaconnet"
@@ -56,17 +52,17 @@ struct Load: AsyncParsableCommand {
         guard (1...1000).contains(stores), (1...1_000_000).contains(devices), rate > 0, rate <= 100_000_000, (1...31_536_000).contains(duration) else {
             throw ValidationError("--stores 1…1000, --devices 1…1 000 000, --rate in (0, 1e8], --duration 1…31536000")
         }
-        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() async throws {
+        logging.bootstrap()
         // Before anything is written: a password file that cannot be read is a config error.
-        let mqtt = try broker.configuration(host: host, port: port, ownID: "beacon-sim-load-\(UInt32.random(in: 0...UInt32.max))")
+        let mqtt = try broker.configuration(defaultClientID: broker.login.username ?? "beacon-sim-load-\(UInt32.random(in: 0...UInt32.max))")
         do {
             try await load(mqtt)
         } catch let error as MQTTError {
-            throw ExitCode(.unavailable, saying: "the broker at \(host):\(port): \(error)")
+            throw ExitCode(.unavailable, saying: BrokerFailure.message(error, mqtt, role: Run.simulatorRole))
         }
     }
 
@@ -77,7 +73,7 @@ struct Load: AsyncParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             do { try encoder.encode(config).write(to: URL(fileURLWithPath: chainOut)) } catch {
-                throw ValidationError("--chain-out \(chainOut): \(error.localizedDescription)")
+                throw ValidationError(FileProblem.cannotWrite(chainOut, flag: "--chain-out"))
             }
         }
         let chain = try config.resolve()
@@ -89,7 +85,7 @@ struct Load: AsyncParsableCommand {
         do {
             try await client.connect()
         } catch {
-            throw broker.failure(error, mqtt, role: BrokerConnectionOptions.simulatorRole)
+            throw ExitCode(.unavailable, saying: BrokerFailure.message(error, mqtt, role: Run.simulatorRole))
         }
         print("beacon-sim load: \(stores) stores, \(chain.gateways.count) gateways, \(devices) devices; target \(Int(rate)) sightings/s for \(duration) s")
         let clock = ContinuousClock()
@@ -109,7 +105,7 @@ struct Load: AsyncParsableCommand {
                     acknowledged = true
                 } catch {
                     guard case .notAuthorized(let reason) = error else { throw error }
-                    throw broker.refusal(of: topic, reason: reason, mqtt)
+                    throw ExitCode(.unavailable, saying: BrokerFailure.refusal(of: topic, reason: reason, mqtt, role: Run.simulatorRole))
                 }
                 sent += b.sightings.count
             }

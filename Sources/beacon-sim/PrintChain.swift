@@ -9,8 +9,7 @@ import Foundation
 /// the very chain the simulator walks in.
 struct PrintChain: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "chain", abstract: "Print the default simulated chain config (JSON) for beacon-aggregator.",
-        discussion: ExitStatus.help)
+        commandName: "chain", abstract: "Print the default simulated chain config (JSON) for beacon-aggregator.")
 
     @Option(help: "Number of stores (majors from 101).")
     var stores = 3

@@ -4,7 +4,8 @@ import Logging
 /// Publishes a simulation's batches to a broker that may restart mid-run, as beacon-edge and
 /// beacon-aggregator ride out a broker restart. libmosquitto reconnects by itself and resends what
 /// it had in flight; a publish refused because the connection is down at that moment waits for
-/// it to come back and is sent then, so batches still go out in order and none is skipped.
+/// the client's next `.connected` and is sent then, so batches still go out in order and none is
+/// skipped.
 struct ReconnectingPublisher {
     /// The connection.
     let client: MQTTClient
@@ -15,12 +16,12 @@ struct ReconnectingPublisher {
     /// overloaded, as the aggregator also waits out.
     static let transientRefusals: Set<Int> = [3, 0x88, 0x89]
 
-    /// Connects to the broker `configuration` names, retrying with back-off (1 s, doubling, at
-    /// most 30 s) while it is unreachable or not taking clients yet; a refusal of this client
-    /// (credentials, client id, TLS) is thrown at once.
+    /// Connects to the broker `configuration` names, retrying with ``MQTTConnectBackoff`` while it
+    /// is unreachable or not taking clients yet; a refusal of this client (credentials, client id,
+    /// TLS) is thrown at once, a port that answers with TLS after a few attempts.
     static func connect(_ configuration: MQTTConfiguration, logger: Logger) async throws -> ReconnectingPublisher {
         let client = MQTTClient(configuration: configuration, logger: logger)
-        var delay = Duration.seconds(1)
+        var backoff = MQTTConnectBackoff()
         while true {
             do {
                 try await client.connect()
@@ -28,15 +29,16 @@ struct ReconnectingPublisher {
             } catch {
                 switch error {
                 case .connectionRefused(let code, _) where Self.transientRefusals.contains(code):
-                    logger.warning("the broker at \(configuration.host):\(configuration.port) is not taking clients yet, retrying in \(delay): \(error)")
+                    break
                 case .notAuthorized, .tlsFailure, .connectionRefused, .shutdown:
                     throw error
                 default:
-                    logger.warning("cannot connect to \(configuration.host):\(configuration.port), retrying in \(delay): \(error)")
+                    break
                 }
+                guard let delay = backoff.delay(after: error) else { throw error }
+                logger.warning("cannot connect to \(configuration.host):\(configuration.port), retrying in \(delay): \(error)")
+                try await Task.sleep(for: delay)
             }
-            try await Task.sleep(for: delay)
-            delay = min(delay * 2, .seconds(30))
         }
     }
 
@@ -48,28 +50,11 @@ struct ReconnectingPublisher {
                 try await client.publish(to: topic, payload: payload, qos: .atLeastOnce, retain: false)
                 return
             } catch .notConnected {
-                try await waitForConnection()
-            }
-        }
-    }
-
-    /// Returns once the client is connected again (libmosquitto retries on its own).
-    private func waitForConnection() async throws {
-        let events = client.connectionEvents()
-        guard !client.isConnected else { return }
-        logger.warning("lost the broker; publishing resumes when it is back")
-        for await event in events {
-            switch event {
-            case .connected:
+                logger.warning("lost the broker; publishing resumes when it is back")
+                guard await client.waitUntilConnected() else { throw MQTTError.shutdown }
                 logger.notice("broker back; publishing resumes")
-                return
-            case .closed:
-                throw MQTTError.shutdown
-            case .lost:
-                continue
             }
         }
-        throw MQTTError.shutdown
     }
 
     /// Disconnects.

@@ -1,11 +1,12 @@
 import ArgumentParser
 import BeaconAggregator
-import BeaconEngine
+import BeaconCommandLine
 import BeaconCore
+import BeaconEngine
+import BeaconMQTT
 import BeaconSim
 import BeaconWire
 import Foundation
-import BeaconMQTT
 import Logging
 
 /// `beacon-sim run`: simulate and publish as every gateway to a broker (real time or compressed),
@@ -23,8 +24,6 @@ struct Run: AsyncParsableCommand {
             A --config that fails validation, or lacks the floor polygons and gateway positions a \
             simulation needs, exits 78. An unreachable broker is retried; one that refuses the \
             connection, or is lost for good, ends it with 69, as does a broker that refuses the login, TLS or a publish (the reason on standard error).
-
-            \(ExitStatus.help)
             """)
 
     @Option(help: "Chain config with floor polygons (default: the generated 3 stores × 6 sections).")
@@ -33,14 +32,12 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Write sightings as 'topic payload' lines here (instead of publishing).")
     var trace: String?
 
-    @Option(help: "Publish to this broker host (instead of writing a trace).")
-    var host: String?
+    /// With `--host`, where to publish (instead of writing a trace).
+    @OptionGroup(title: "Broker (publishing, with --host)")
+    var broker: BrokerOptions
 
-    @Option(help: "Broker port (8883 is customary with TLS).")
-    var port = 1883
-
-    @OptionGroup(title: "Broker login (with --host)")
-    var broker: BrokerConnectionOptions
+    @OptionGroup
+    var logging: LoggingOptions
 
     @Option(help: "Time compression when publishing: 1 (or 1x) is real time, 10 (or 10x) runs ten simulated seconds per second (give the aggregator --event-time).")
     var rate: TimeCompression = TimeCompression(factor: 1)
@@ -64,28 +61,28 @@ struct Run: AsyncParsableCommand {
     var topicRoot = "beaconnet"
 
     func validate() throws {
-        guard (trace == nil) != (host == nil) else { throw ValidationError("give either --trace FILE or --host HOST") }
+        guard (trace == nil) != (broker.host == nil) else { throw ValidationError("give either --trace FILE or --host HOST") }
         guard (0.001...1000).contains(rate.factor) else { throw ValidationError("--rate \(rate.factor) is not 0.001…1000") }
         if let start, !Evaluate.plausibleTimes.contains(start) { throw ValidationError("--start \(start) is not a Unix ms time between 2000 and 2100") }
         guard duration >= 1, duration <= 31_536_000, duration.rounded() == duration else {
             throw ValidationError("--duration \(duration) is not a whole number of seconds within 1…31536000 (a year; the simulator steps in 1 s batch windows)")
         }
-        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
-        guard host != nil || !broker.isGiven else {
-            throw ValidationError("--username, --password-file, --tls-ca, --tls-cert, --tls-key and --client-id are for publishing: give them with --host, not --trace")
+        guard broker.host != nil || !broker.isGiven else {
+            throw ValidationError("--port, --username, --password-file, --tls-ca, --tls-cert, --tls-key and --client-id are for publishing: give them with --host, not --trace")
         }
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() async throws {
+        logging.bootstrap()
         // Before anything is written: a password file that cannot be read is a config error.
-        let mqtt = try host.map { try broker.configuration(host: $0, port: port, ownID: "beacon-sim-\(seed)") }
+        let mqtt = try broker.host.map { _ in try broker.configuration(defaultClientID: broker.login.username ?? "beacon-sim-\(seed)") }
         let chain = try loadChain(config)
         var settings = SimulationConfig()
         settings.duration = duration
         settings.seed = seed
         simulated.apply(to: &settings)
-        if let start { settings.start = start } else if host != nil { settings.start = Int64(Date().timeIntervalSince1970 * 1000) }
+        if let start { settings.start = start } else if mqtt != nil { settings.start = Int64(Date().timeIntervalSince1970 * 1000) }
         var simulation: Simulation
         do { simulation = try Simulation(chain: chain, config: settings) } catch {
             throw ExitCode(.configError, saying: "\(config ?? "the default chain"): \(error)")
@@ -94,7 +91,7 @@ struct Run: AsyncParsableCommand {
         do {
             try await simulate(&simulation, chain: chain, settings: settings, scheme: scheme, mqtt: mqtt)
         } catch let error as MQTTError {
-            throw ExitCode(.unavailable, saying: "the broker at \(host ?? ""):\(port): \(error)")
+            throw ExitCode(.unavailable, saying: mqtt.map { BrokerFailure.message(error, $0, role: Self.simulatorRole) } ?? "\(error)")
         }
     }
 
@@ -103,7 +100,7 @@ struct Run: AsyncParsableCommand {
     func simulate(_ simulation: inout Simulation, chain: Chain, settings: SimulationConfig, scheme: TopicScheme,
                   mqtt: MQTTConfiguration?) async throws {
         guard FileManager.default.createFile(atPath: truth, contents: nil), let truthOut = FileHandle(forWritingAtPath: truth) else {
-            throw ValidationError("cannot write \(truth)")
+            throw ValidationError(FileProblem.cannotWrite(truth, flag: "--truth"))
         }
         defer { try? truthOut.close() }
         let sink = try await openSink(mqtt)
@@ -131,7 +128,7 @@ struct Run: AsyncParsableCommand {
                         try await publisher.publish(to: topic, payload: batch.encoded())
                     } catch let MQTTError.notAuthorized(reason) {
                         // A login the broker took, without the right to publish as this gateway.
-                        throw broker.refusal(of: topic, reason: reason, publisher.client.configuration)
+                        throw ExitCode(.unavailable, saying: BrokerFailure.refusal(of: topic, reason: reason, publisher.client.configuration, role: Self.simulatorRole))
                     }
                 }
             }
@@ -145,8 +142,8 @@ struct Run: AsyncParsableCommand {
         case .trace(let out): try? out.close()
         case .broker(let publisher): await publisher.disconnect()
         }
-        print("beacon-sim: \(Int(duration)) s simulated, \(chain.stores.count) stores, \(chain.gateways.count) gateways, \(sightings) sightings → \(trace ?? "\(host!):\(port)"); truth → \(truth)")
-        if host != nil {
+        print("beacon-sim: \(Int(duration)) s simulated, \(chain.stores.count) stores, \(chain.gateways.count) gateways, \(sightings) sightings → \(trace ?? "\(broker.resolvedHost):\(broker.resolvedPort)"); truth → \(truth)")
+        if mqtt != nil {
             // Publishing waits for each acknowledgement: a slow broker or machine falls behind the
             // pace asked for, and the run should say so rather than pass for the rate it was given.
             let elapsed = Double((clock.now - began).components.seconds) + Double((clock.now - began).components.attoseconds) / 1e18
@@ -161,7 +158,7 @@ struct Run: AsyncParsableCommand {
     func openSink(_ mqtt: MQTTConfiguration?) async throws -> BatchSink {
         if let trace {
             guard FileManager.default.createFile(atPath: trace, contents: nil), let out = FileHandle(forWritingAtPath: trace) else {
-                throw ValidationError("cannot write \(trace)")
+                throw ValidationError(FileProblem.cannotWrite(trace, flag: "--trace"))
             }
             return .trace(out)
         }
@@ -169,7 +166,7 @@ struct Run: AsyncParsableCommand {
         do {
             return .broker(try await ReconnectingPublisher.connect(mqtt, logger: Logger(label: "beaconnet.sim")))
         } catch {
-            throw broker.failure(error, mqtt, role: BrokerConnectionOptions.simulatorRole)
+            throw ExitCode(.unavailable, saying: BrokerFailure.message(error, mqtt, role: Self.simulatorRole))
         }
     }
 
@@ -184,6 +181,9 @@ struct Run: AsyncParsableCommand {
         }
         var defaultValueDescription: String { "\(factor)" }
     }
+
+    /// The login `run` and `load` need.
+    static let simulatorRole = "a simulator login (make-acl.sh --simulator NAME)"
 
     enum BatchSink {
         case trace(FileHandle)

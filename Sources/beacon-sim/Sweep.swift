@@ -1,6 +1,6 @@
 import ArgumentParser
-import BeaconCore
 import BeaconAggregator
+import BeaconCore
 import BeaconEngine
 import BeaconSim
 
@@ -9,7 +9,7 @@ import BeaconSim
 /// flapping before choosing a configuration. Same seed for every row, so rows are comparable.
 struct Sweep: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Evaluate a grid of tuning settings on the simulator (in process).", discussion: ExitStatus.help)
+        abstract: "Evaluate a grid of tuning settings on the simulator (in process).")
 
     @Option(help: "Rules to try (comma-separated): \(Tuning.Rule.allCases.map(\.rawValue).joined(separator: ", ")).")
     var rules = "hysteresis,hmm"

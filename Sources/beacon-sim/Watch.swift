@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCommandLine
 import BeaconCore
 import BeaconMQTT
 import BeaconWire
@@ -16,18 +17,13 @@ struct Watch: AsyncParsableCommand {
             cannot be the login a beacon-dashboard is using at the same time.
 
             Runs until stopped. A broker that cannot be reached or refuses the connection exits 69.
-
-            \(ExitStatus.help)
             """)
 
-    @Option(help: "Broker host.")
-    var host = "127.0.0.1"
+    @OptionGroup(title: "Broker")
+    var broker: BrokerOptions
 
-    @Option(help: "Broker port (8883 is customary with TLS).")
-    var port = 1883
-
-    @OptionGroup(title: "Broker login")
-    var broker: BrokerConnectionOptions
+    @OptionGroup
+    var logging: LoggingOptions
 
     @Option(help: "Also append every event as 'topic payload' to this file.")
     var record: String?
@@ -39,31 +35,31 @@ struct Watch: AsyncParsableCommand {
     var storesOnly = false
 
     func validate() throws {
-        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
     func run() async throws {
+        logging.bootstrap()
         let scheme = try TopicScheme(root: topicRoot)
-        let mqtt = try broker.configuration(host: host, port: port, ownID: "beacon-sim-watch-\(UInt32.random(in: 0...UInt32.max))")
+        let mqtt = try broker.configuration(defaultClientID: broker.login.username ?? "beacon-sim-watch-\(UInt32.random(in: 0...UInt32.max))")
         let client = MQTTClient(configuration: mqtt, logger: Logger(label: "beaconnet.watch"))
         do {
             try await client.connect()
         } catch {
-            throw broker.failure(error, mqtt, role: "a dashboard login (make-acl.sh --dashboard NAME)")
+            throw ExitCode(.unavailable, saying: BrokerFailure.message(error, mqtt, role: "a dashboard login (make-acl.sh --dashboard NAME)"))
         }
         let subscription: MQTTSubscription
         do {
             subscription = try await client.subscribe(to: [scheme.allEvents], qos: .atLeastOnce)
         } catch {
-            throw ExitCode(.unavailable, saying: "the broker at \(host):\(port): \(error)")
+            throw ExitCode(.unavailable, saying: "the broker at \(mqtt.host):\(mqtt.port) refused \(scheme.allEvents) to the login \(mqtt.username ?? "(none)") (\(error)): reading events takes a dashboard login (make-acl.sh --dashboard NAME)")
         }
         var file: FileHandle?
         if let record {
             // Appends: a second watch of the same run adds to its recording (evaluate drops repeats).
             guard FileManager.default.fileExists(atPath: record) || FileManager.default.createFile(atPath: record, contents: nil),
                   let handle = FileHandle(forWritingAtPath: record), (try? handle.seekToEnd()) != nil else {
-                throw ValidationError("cannot write \(record)")
+                throw ValidationError(FileProblem.cannotWrite(record, flag: "--record"))
             }
             file = handle
         }

@@ -90,14 +90,14 @@ struct CommandLineTests {
         #expect(text.contains(flag), "the message names \(flag): \(text)")
     }
 
-    /// Runs `name arguments` to its end: exit status and output.
-    static func run(_ name: String, _ arguments: [String]) async throws -> (status: Int32?, output: String) {
+    /// Runs `name arguments` to its end (killed after `limit`): exit status and output.
+    static func run(_ name: String, _ arguments: [String], within limit: Duration = .seconds(20)) async throws -> (status: Int32?, output: String) {
         let binary = binaries + "/" + name
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first (swift build --build-tests): \(binary)")
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-cli-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let child = try ChildProcess(executable: binary, arguments: arguments, outputFile: output)
-        if !(await child.waitForExit(timeout: .seconds(20))) { child.send(SIGKILL) }
+        if !(await child.waitForExit(timeout: limit)) { child.send(SIGKILL) }
         return (child.exitStatus, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }
 

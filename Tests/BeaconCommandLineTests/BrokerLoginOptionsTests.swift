@@ -5,13 +5,15 @@ import Foundation
 import Testing
 
 /// The broker login flags every tool that connects shares: what is refused before connecting (with
-/// a message naming the flag and the fix), and what a valid set turns into.
+/// a message naming the flag and the fix), and what a valid set turns into. The combination is
+/// checked where the configuration is made, not at parsing: beacon-edge lays the flags over a
+/// config file that may hold the rest of the login.
 @Suite("Command line: the broker login flags")
 struct BrokerLoginOptionsTests {
     /// The message `arguments` are refused with, or nil when they are accepted.
     static func refusal(_ arguments: [String]) -> String? {
         do {
-            _ = try BrokerLoginOptions.parse(arguments)
+            try BrokerLoginOptions.parse(arguments).checkCombination()
             return nil
         } catch {
             return BrokerLoginOptions.message(for: error)

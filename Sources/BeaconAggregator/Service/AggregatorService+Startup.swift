@@ -3,9 +3,10 @@ import BeaconWire
 import ServiceLifecycle
 
 extension AggregatorService {
-    /// Connects, retrying with back-off until it works or the service is asked to stop.
+    /// Connects, retrying with back-off until it works or the service is asked to stop; a port
+    /// that answers with TLS is given up on after a few attempts (``MQTTConnectBackoff``).
     func connect(_ client: MQTTClient) async throws -> Bool {
-        var delay = Duration.seconds(1)
+        var backoff = MQTTConnectBackoff()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await client.connect()
@@ -18,11 +19,14 @@ extension AggregatorService {
                     logger.critical("cannot connect as \(client.configuration.username ?? "no user") (client id \(client.clientID)): \(error)")
                     throw error
                 default:
+                    guard let delay = backoff.delay(after: error) else {
+                        logger.critical("cannot connect: \(error)")
+                        throw error
+                    }
                     logger.error("cannot connect, retrying in \(delay): \(error)")
+                    try? await Task.sleep(for: delay)
                 }
             }
-            try? await Task.sleep(for: delay)
-            delay = min(delay * 2, .seconds(30))
         }
         return false
     }

@@ -77,7 +77,8 @@ final class PublishWindowService: Service {
                 try await receipt.acknowledged()
                 outbox.settlePublished()
             } catch {
-                if case .shutdown = error { return }
+                // Disconnected, or this task cancelled at a drain that timed out.
+                if error == .shutdown || error == .cancelled { return }
                 drop("the broker refused it: \(error)", topic: receipt.topic)
             }
             window.release()

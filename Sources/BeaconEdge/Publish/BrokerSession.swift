@@ -3,23 +3,29 @@ import BeaconCore
 public import BeaconWire
 public import Logging
 public import ServiceLifecycle
-import Synchronization
 
-/// The edge's MQTT connection as a service: connects (and keeps trying while the broker is
-/// unreachable — libmosquitto only retries connections that were once up), publishes the
-/// retained `online` status after every (re)connect and every status interval, and on shutdown
-/// publishes a final retained `offline` status with the last counters and disconnects cleanly.
-/// The Last Will (`offline`, retained) covers every exit that is not clean.
+/// The edge's MQTT connection as a service: connects, publishes the retained `online` status
+/// after every (re)connect and every status interval, and on shutdown publishes a final retained
+/// `offline` status with the last counters and disconnects cleanly. The Last Will (`offline`,
+/// retained) covers every exit that is not clean.
+///
+/// Who reconnects: libmosquitto, for a connection that was up (``MQTTReconnectPolicy``, 1–10 s).
+/// This session only makes connections libmosquitto does not: the first one, and one it gave up
+/// on (a TLS failure while reconnecting) — both with ``MQTTConnectBackoff``, woken by the client's
+/// connection events, never by polling. A broker port that answers with TLS while the edge speaks
+/// plain MQTT ends the session with ``MQTTError/tlsRequired(host:port:)`` after a few attempts.
 ///
 /// First in the service group: it starts before the publisher needs it and stops after the
 /// publisher has flushed.
 public final class BrokerSession: Service, Sendable {
     /// The client, shared with the publisher.
     public let client: MQTTClient
-    let gate = ConnectionGate()
     private let status: StatusReporter
     private let statusInterval: Duration
     private let logger: Logger
+
+    /// How long shutdown waits for the broker to acknowledge the final `offline` status.
+    static let finalStatusTimeout = Duration.seconds(3)
 
     /// Makes the session (nothing connects until ``run()``).
     public init(client: MQTTClient, status: StatusReporter, statusInterval: Duration, logger: Logger) {
@@ -43,65 +49,99 @@ public final class BrokerSession: Service, Sendable {
     }
 
     /// Connects, keeps the connection and the status up until graceful shutdown, then says goodbye.
+    /// - Throws: ``MQTTError/tlsRequired(host:port:)`` when the broker's port speaks TLS and the
+    ///   edge has no CA for it; the session disconnects before throwing.
     public func run() async throws {
-        // Statuses go out one after the other from one task, so the final `offline` can never be
-        // overtaken by an `online` still waiting for its acknowledgement.
+        // Statuses go out one after the other from one child task, so the final `offline` can
+        // never be overtaken by an `online` still waiting for its acknowledgement.
         let (requests, request) = AsyncStream.makeStream(of: Availability.self, bufferingPolicy: .bufferingNewest(2))
-        let statusTask = Task { [client, status, logger] in
-            for await state in requests { await status.publish(on: client, state: state, logger: logger) }
-        }
+        // Made before the first connect, so that its `.connected` is seen.
         let events = client.connectionEvents()
-        let watcher = Task { [gate] in
-            for await event in events {
-                switch event {
-                case .connected:
-                    gate.set(connected: true)
-                    request.yield(.online)
-                case .lost, .closed:
-                    gate.set(connected: false)
-                }
+        var failure: (any Error)?
+        await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                for await state in requests { await self.status.publish(on: self.client, state: state, logger: self.logger) }
+                return .statusesSent
             }
-        }
-        var backoff = Duration.seconds(1)
-        var failures = 0
-        var lastStatus = ContinuousClock.now
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if !client.isConnected {
-                do {
-                    try await client.connect()
-                    backoff = .seconds(1)
-                    failures = 0
-                    lastStatus = .now
-                } catch .connectInProgress {
-                    // libmosquitto is reconnecting by itself.
-                } catch {
-                    failures += 1
-                    if failures.nonzeroBitCount == 1 {
-                        logger.warning(
-                            "broker unreachable; batches wait in the outage buffer",
-                            metadata: ["mqtt.error": "\(error)", "mqtt.attempts": "\(failures)", "mqtt.retry_in": "\(backoff)"])
+            do {
+                try await cancelWhenGracefulShutdown {
+                    try await withThrowingDiscardingTaskGroup { live in
+                        live.addTask { try await self.follow(events, requesting: request) }
+                        live.addTask { await self.repeatStatus(requesting: request) }
                     }
-                    let delay = backoff
-                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
-                    backoff = min(backoff * 2, .seconds(10))
-                    continue
                 }
+            } catch is CancellationError {
+            } catch {
+                failure = error
             }
-            if ContinuousClock.now - lastStatus >= statusInterval {
-                lastStatus = .now
-                if gate.isConnected { request.yield(.online) }
+            // The final word, after any status still queued: offline with the last counters, retained.
+            if client.isConnected { request.yield(.offline) }
+            request.finish()
+            group.addTask {
+                try? await Task.sleep(for: Self.finalStatusTimeout)
+                return .timedOut
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(250)) }
+            if await group.next() == .timedOut {
+                logger.warning("final status not acknowledged within \(Self.finalStatusTimeout)")
+            }
+            // The loser ends: a status still waiting for its acknowledgement, or the timer.
+            group.cancelAll()
         }
-        // The final word, after any status still queued: offline with the last counters, retained.
-        if client.isConnected { request.yield(.offline) }
-        request.finish()
-        if !(await Race.first(within: .seconds(3), { await statusTask.value })) {
-            logger.warning("final status not acknowledged within 3 s")
-        }
-        gate.close()
         await client.disconnect()
-        watcher.cancel()
         logger.info("disconnected from the broker")
+        if let failure { throw failure }
+    }
+
+    /// Which child of ``run()`` ended first at shutdown.
+    private enum Outcome: Sendable { case statusesSent, timedOut }
+
+    /// Connects, then follows the connection until the client closes: asks for `online` after
+    /// every (re)connect, and connects again when libmosquitto has given up.
+    private func follow(_ events: AsyncStream<MQTTConnectionEvent>, requesting request: AsyncStream<Availability>.Continuation) async throws {
+        try await connect()
+        for await event in events {
+            switch event {
+            case .connected:
+                request.yield(.online)
+            case .lost:
+                try await connect()
+            case .closed:
+                return
+            }
+        }
+    }
+
+    /// Connects, unless connected or libmosquitto is already reconnecting by itself; retries
+    /// with ``MQTTConnectBackoff`` while the broker cannot be reached (batches wait in the
+    /// outage buffer meanwhile).
+    private func connect() async throws {
+        var backoff = MQTTConnectBackoff(maximumDelay: .seconds(10))
+        while true {
+            do {
+                try await client.connect()
+                return
+            } catch .connectInProgress, .shutdown {
+                // libmosquitto's reconnect is under way (its `.connected` will come), or the
+                // session is closing.
+                return
+            } catch {
+                guard let delay = backoff.delay(after: error) else { throw error }
+                if case .tlsRequired = error {
+                    logger.error("the broker's port speaks TLS: give the edge its CA (--tls-ca, broker.tls.ca_file)", metadata: ["mqtt.error": "\(error)"])
+                } else if backoff.failures.nonzeroBitCount == 1 {  // 1, 2, 4, 8, … attempts
+                    logger.warning(
+                        "broker unreachable; batches wait in the outage buffer",
+                        metadata: ["mqtt.error": "\(error)", "mqtt.attempts": "\(backoff.failures)", "mqtt.retry_in": "\(delay)"])
+                }
+                try await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    /// Asks for `online` every status interval while connected, until cancelled.
+    private func repeatStatus(requesting request: AsyncStream<Availability>.Continuation) async {
+        while (try? await Task.sleep(for: statusInterval)) != nil {
+            if client.isConnected { request.yield(.online) }
+        }
     }
 }

@@ -124,32 +124,41 @@ public final class OutageBuffer: Sendable {
     }
 
     /// The oldest batch, waiting for one if none is there; nil once ``finishInput()`` was called
-    /// and nothing is left. One caller at a time.
+    /// and nothing is left, or when the calling task is cancelled. One caller at a time.
     public func take() async -> SealedBatch? {
-        await withCheckedContinuation { continuation in
-            var failure: SpillFileError?
-            let result = state.withLock { state -> SealedBatch?? in
-                if let front = state.front {
-                    state.front = nil
-                    return front
-                }
-                if let spill = state.spill, spill.count > 0 {
-                    do throws(SpillFileError) {
-                        if let batch = try spill.popFirst() { return batch }
-                    } catch {
-                        failure = error
-                        state.spill = nil
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                var failure: SpillFileError?
+                let result = state.withLock { state -> SealedBatch?? in
+                    if let front = state.front {
+                        state.front = nil
+                        return front
                     }
+                    if let spill = state.spill, spill.count > 0 {
+                        do throws(SpillFileError) {
+                            if let batch = try spill.popFirst() { return batch }
+                        } catch {
+                            failure = error
+                            state.spill = nil
+                        }
+                    }
+                    if let batch = state.memory.popFirst() { return batch }
+                    // Cancelled before the wait began: the handler found no waiter to end.
+                    if state.inputFinished || Task.isCancelled { return .some(nil) }
+                    state.waiter = continuation
+                    return .none
                 }
-                if let batch = state.memory.popFirst() { return batch }
-                if state.inputFinished { return .some(nil) }
-                state.waiter = continuation
-                return .none
+                if let failure {
+                    logger.error("spill file unreadable; its batches are lost", metadata: ["buffer.error": "\(failure)"])
+                }
+                if let result { continuation.resume(returning: result) }
             }
-            if let failure {
-                logger.error("spill file unreadable; its batches are lost", metadata: ["buffer.error": "\(failure)"])
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
             }
-            if let result { continuation.resume(returning: result) }
+            waiter?.resume(returning: nil)
         }
     }
 

@@ -10,6 +10,9 @@ extension MQTTClient {
     ///   reconnect, and this call keeps waiting; ``disconnect()`` ends it with
     ///   ``MQTTError/shutdown``.
     ///
+    /// Cancelling the calling task ends the wait with ``MQTTError/cancelled``; a QoS 1 or 2
+    /// message stays with libmosquitto, which may still deliver it.
+    ///
     /// Throws ``MQTTError/notConnected`` at once while there is no connection, so a caller with
     /// an outage buffer (the edge) keeps the message instead of waiting.
     /// - Parameters:
@@ -94,7 +97,8 @@ public struct MQTTPublishReceipt: Sendable {
     /// ``MQTTClient/publish(to:payload:qos:retain:messageExpiry:)``); throws
     /// ``MQTTError/brokerReason(_:)`` when a v5 broker refused it, ``MQTTError/shutdown`` after
     /// a disconnect, ``MQTTError/connectionLost(code:reason:)`` for a QoS 0 message whose
-    /// connection dropped first. Await it once.
+    /// connection dropped first, ``MQTTError/cancelled`` when the waiting task is cancelled.
+    /// Await it once.
     public func acknowledged() async throws(MQTTError) {
         switch await core.awaitAck(mid: mid, epoch: epoch, survivesReconnect: survivesReconnect) {
         case .success(let codes):

@@ -39,9 +39,14 @@ public final class MQTTClient: Sendable {
     /// throws, and the client can be connected again later. Once connected, a lost connection
     /// is re-established by libmosquitto (``MQTTConfiguration/reconnect``). Returns at once if
     /// already connected.
+    ///
+    /// A plain connection that the broker drops (or leaves unanswered) before CONNACK is
+    /// followed by a TLS handshake offered to the same port: one answered means the port is a
+    /// TLS listener, thrown as ``MQTTError/tlsRequired(host:port:)`` at once.
     /// - Throws: ``MQTTError/hostUnreachable(host:port:errno:reason:)``,
     ///   ``MQTTError/notAuthorized(reason:)``, ``MQTTError/connectionRefused(reasonCode:reason:)``,
-    ///   ``MQTTError/tlsFailure(detail:)``, ``MQTTError/timeout(operation:after:)``,
+    ///   ``MQTTError/tlsFailure(detail:)``, ``MQTTError/tlsRequired(host:port:)``,
+    ///   ``MQTTError/timeout(operation:after:)``,
     ///   ``MQTTError/connectInProgress``, ``MQTTError/shutdown``.
     public func connect() async throws(MQTTError) {
         try await core.connect()
@@ -65,6 +70,28 @@ public final class MQTTClient: Sendable {
     /// ``isConnected`` for the current state); it keeps the newest 64 unread events.
     public func connectionEvents() -> AsyncStream<MQTTConnectionEvent> {
         core.addListener()
+    }
+
+    /// Returns `true` once the client is connected — at once if it is, else at the next
+    /// ``MQTTConnectionEvent/connected(sessionPresent:)`` — and `false` when the client is
+    /// closed or the calling task is cancelled first. An event, not a poll: publishers wait here
+    /// through an outage while libmosquitto reconnects.
+    public func waitUntilConnected() async -> Bool {
+        // The stream first, then the state: a change in between is in the stream.
+        let events = connectionEvents()
+        switch core.state.withLock({ $0.phase }) {
+        case .connected: return true
+        case .closed: return false
+        default: break
+        }
+        for await event in events {
+            switch event {
+            case .connected: return true
+            case .closed: return false
+            case .lost: continue
+            }
+        }
+        return false
     }
 
     /// Connects, runs `body` with the client, and always disconnects, whether `body` returns

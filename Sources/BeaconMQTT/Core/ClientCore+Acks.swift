@@ -37,20 +37,41 @@ extension ClientCore {
     }
 
     /// Waits for the acknowledgement of packet `mid`, sent in connection `epoch` (it may already
-    /// have arrived: then it is waiting in `early`).
+    /// have arrived: then it is waiting in `early`). Cancelling the waiting task ends the wait
+    /// with ``MQTTError/cancelled``; the packet's acknowledgement is then dropped when it comes.
     func awaitAck(mid: Int32, epoch: UInt64, survivesReconnect: Bool) async -> Result<[Int32], MQTTError> {
-        await withCheckedContinuation { continuation in
-            let immediate = state.withLock { state -> Result<[Int32], MQTTError>? in
-                if let codes = state.early.removeValue(forKey: mid) { return .success(codes) }
-                if state.phase == .closed { return .failure(.shutdown) }
-                if !survivesReconnect, state.epoch != epoch {
-                    return .failure(.connectionLost(code: Int(MOSQ_ERR_CONN_LOST.rawValue), reason: "the connection dropped before the packet was sent"))
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let immediate = state.withLock { state -> Result<[Int32], MQTTError>? in
+                    if let codes = state.early.removeValue(forKey: mid) { return .success(codes) }
+                    if state.phase == .closed { return .failure(.shutdown) }
+                    if !survivesReconnect, state.epoch != epoch {
+                        return .failure(.connectionLost(code: Int(MOSQ_ERR_CONN_LOST.rawValue), reason: "the connection dropped before the packet was sent"))
+                    }
+                    // Cancelled before the wait began: the handler below found nothing to end.
+                    if Task.isCancelled {
+                        state.abandoned.insert(mid)
+                        return .failure(.cancelled)
+                    }
+                    state.pending[mid] = PendingAck(continuation: continuation, survivesReconnect: survivesReconnect)
+                    return nil
                 }
-                state.pending[mid] = PendingAck(continuation: continuation, survivesReconnect: survivesReconnect)
-                return nil
+                if let immediate { continuation.resume(returning: immediate) }
             }
-            if let immediate { continuation.resume(returning: immediate) }
+        } onCancel: {
+            abandon(mid: mid)
         }
+    }
+
+    /// Ends the wait for `mid` with ``MQTTError/cancelled``, if one is under way; its
+    /// acknowledgement will be dropped.
+    private func abandon(mid: Int32) {
+        let waiter = state.withLock { state -> PendingAck? in
+            guard let ack = state.pending.removeValue(forKey: mid) else { return nil }
+            state.abandoned.insert(mid)
+            return ack
+        }
+        waiter?.continuation.resume(returning: .failure(.cancelled))
     }
 
     /// An acknowledgement from the network thread, with its reason codes (one for a publish,
@@ -60,6 +81,8 @@ extension ClientCore {
             if let ack = state.pending.removeValue(forKey: mid) { return ack }
             // Our own re-subscriptions after a reconnect: nobody waits.
             if state.internalMids.remove(mid) != nil { return nil }
+            // A wait that was cancelled: nobody collects it.
+            if state.abandoned.remove(mid) != nil { return nil }
             state.early[mid] = codes
             return nil
         }

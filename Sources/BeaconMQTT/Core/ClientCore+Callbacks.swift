@@ -126,7 +126,7 @@ extension ClientCore {
             return
         case .failAttempt(let attempt):
             mosquitto_disconnect(handle)
-            failConnect(attempt: attempt, error: .disconnectReason(rc, tlsDetail: takeConnectErrors()))
+            failConnectCheckingTLS(attempt: attempt, error: .disconnectReason(rc, tlsDetail: takeConnectErrors()))
         case .lost(let reconnecting, let failed):
             let error = MQTTError.disconnectReason(rc, tlsDetail: nil)
             // Without reconnect, "disconnecting" makes libmosquitto's loop end by itself.

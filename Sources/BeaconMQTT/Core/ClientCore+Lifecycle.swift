@@ -44,7 +44,7 @@ extension ClientCore {
             let timeout = configuration.connectTimeout
             let operation = "connect to \(configuration.host):\(configuration.port)"
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [weak self] in
-                self?.failConnect(attempt: attempt, error: .timeout(operation: operation, after: timeout))
+                self?.failConnectCheckingTLS(attempt: attempt, error: .timeout(operation: operation, after: timeout))
             }
         }
         try result.get()
@@ -85,7 +85,7 @@ extension ClientCore {
             let error = MQTTError.connectFailure(
                 rc, errno: code, host: configuration.host, port: configuration.port,
                 tlsDetail: takeConnectErrors())
-            failConnect(attempt: attempt, error: error)
+            failConnectCheckingTLS(attempt: attempt, error: error)
             return
         }
         let stillWanted = state.withLock { $0.phase == .connecting && $0.attempt == attempt }
@@ -260,6 +260,7 @@ extension ClientCore {
                 state.pending = [:]
                 state.early = [:]
                 state.internalMids = []
+                state.abandoned = []
                 state.routing = []
             }
             return Array(state.pending.values)

@@ -127,6 +127,8 @@ struct CoreState {
     var early: [Int32: [Int32]] = [:]
     /// Mids of the SUBSCRIBEs the client sends itself when it reconnects; nobody waits for them.
     var internalMids: Set<Int32> = []
+    /// Mids whose waiter was cancelled: their acknowledgement is dropped, not parked in `early`.
+    var abandoned: Set<Int32> = []
 
     var nextID: UInt64 = 0
     var subscriptions: [UInt64: SubscriptionEntry] = [:]

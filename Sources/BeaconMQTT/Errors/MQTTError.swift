@@ -42,6 +42,14 @@ public enum MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ``MQTTClient/disconnect()`` was called (or the client was released): the operation was
     /// cancelled, or refused because the client is closed for good.
     case shutdown
+    /// The port at `host`:`port` speaks TLS and this client plain MQTT: the connection was
+    /// dropped before the broker answered, and a TLS handshake offered to the same port was
+    /// answered. The fix is the CA of the broker's certificate (``MQTTConfiguration/tls``);
+    /// retrying as it is cannot work.
+    case tlsRequired(host: String, port: Int)
+    /// The task waiting for the broker (an acknowledgement) was cancelled. A QoS 1 or 2 message
+    /// already handed to libmosquitto stays queued there and may still be delivered.
+    case cancelled
     /// libmosquitto or the broker reported something else: `code` is the `MOSQ_ERR_*` value or
     /// the v5 reason code, `reason` its text.
     case protocolError(code: Int, reason: String)
@@ -71,6 +79,10 @@ public enum MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
             return "a connect is already in progress"
         case .shutdown:
             return "the client was disconnected"
+        case .tlsRequired(let host, let port):
+            return "the broker at \(host):\(port) answered with TLS, and this connection is plain MQTT: it needs the CA of the broker's certificate"
+        case .cancelled:
+            return "cancelled while waiting for the broker"
         case .protocolError(let code, let reason):
             return "MQTT error: \(reason) (code \(code))"
         }
