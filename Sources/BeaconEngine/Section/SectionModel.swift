@@ -76,7 +76,7 @@ struct SectionModel: Sendable {
             ll -= 0.5 * w * r * r
         }
         for m in missed {
-            ll += StreetLikelihood.logNormalCDF((m.floor - (power + model.pathLoss[m.g][s] + b)) / modelSigma)
+            ll += Gaussian.logCDF((m.floor - (power + model.pathLoss[m.g][s] + b)) / modelSigma)
         }
         return ll
     }

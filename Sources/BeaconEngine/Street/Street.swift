@@ -30,9 +30,4 @@ enum Street {
     /// In-store positions tried per section: a grid of this many columns and rows over its polygon,
     /// so that a phone in a corner is not mistaken for one outside.
     static let grid = 4
-    /// log Φ at z = −8 + i/64, i = 0 … 13·64 (see ``StreetLikelihood/logNormalCDF(_:)``).
-    static let logCDFTable: [Double] = (0...(13 * 64)).map { i in
-        let z = -8 + Double(i) / 64
-        return log(0.5 * erfc(-z / 2.0.squareRoot()))
-    }
 }

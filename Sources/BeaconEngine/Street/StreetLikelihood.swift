@@ -18,7 +18,7 @@ enum StreetLikelihood {
         guard count > 0, !links.isEmpty else { return -.infinity }
         let n = links.count
         return table.values.withUnsafeBufferPointer { loss in
-            Street.logCDFTable.withUnsafeBufferPointer { logCDF in
+            Gaussian.logCDFTable.withUnsafeBufferPointer { logCDF in
                 withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n + 2 * count) { scratch in
                     let scorer = PositionScorer(links: links, missed: missed, power: power, loss: loss, stride: table.gateways,
                                                 logCDF: logCDF, scratch: scratch)
@@ -34,24 +34,6 @@ enum StreetLikelihood {
         links.withUnsafeBufferPointer { l in
             missed.withUnsafeBufferPointer { m in bestLogLikelihood(l, missed: m, power: power, table: table, first: first, enough: enough) }
         }
-    }
-
-    /// log Φ(z): 0 above z = 5 (the error is under 3·10⁻⁷), the asymptotic series below −8, and
-    /// in between a table at 1/64 steps, linearly interpolated (error under 10⁻⁴) — erfc and log
-    /// per missed gateway and position were most of the engine's time.
-    static func logNormalCDF(_ z: Double) -> Double {
-        Street.logCDFTable.withUnsafeBufferPointer { logNormalCDF(z, table: $0) }
-    }
-
-    /// ``logNormalCDF(_:)`` with the table in hand (the hot loop fetches it once).
-    @inline(__always)
-    static func logNormalCDF(_ z: Double, table: UnsafeBufferPointer<Double>) -> Double {
-        if z >= 5 { return 0 }
-        if z <= -8 { return -0.5 * z * z - log(-z) - 0.918_938_533_204_672_7 }
-        let u = (z + 8) * 64
-        let i = Int(u)
-        let f = u - Double(i)
-        return table[i] * (1 - f) + table[i + 1] * f
     }
 
     /// One position's log-likelihood: the heard links with the device's common offset profiled out
@@ -75,7 +57,7 @@ enum StreetLikelihood {
             ll -= 0.5 * w * r * r
         }
         for m in missed {
-            ll += logNormalCDF((m.floor - (power + loss(m.g) + b)) / SectionModel.modelSigma)
+            ll += Gaussian.logCDF((m.floor - (power + loss(m.g) + b)) / SectionModel.modelSigma)
         }
         return ll
     }
@@ -141,7 +123,7 @@ private struct PositionScorer {
         let expected = power + b
         let row = k * stride
         for m in missed {
-            ll += StreetLikelihood.logNormalCDF((m.floor - (expected + loss[row + m.g])) / SectionModel.modelSigma, table: logCDF)
+            ll += Gaussian.logCDF((m.floor - (expected + loss[row + m.g])) / SectionModel.modelSigma, table: logCDF)
             if ll <= bound { return ll }
         }
         return ll
