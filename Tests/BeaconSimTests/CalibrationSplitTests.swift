@@ -12,84 +12,13 @@ import Testing
 /// values.
 @Suite("Calibration × real datasets", .enabled(if: DatasetFixtures.kolakowskiAvailable && DatasetFixtures.salrbAvailable, "../shared/testdata/datasets is absent"))
 struct CalibrationSplitTests {
-    /// A way to split a dataset's runs: each fold learns on `train` and is scored on `test`
-    /// (indices into the runs), and the folds' scores are pooled.
-    struct Split {
-        var name: String
-        var folds: [(train: [Int], test: [Int])]
+    typealias Split = CalibrationSplit
+    typealias Outcome = CalibrationSplit.Outcome
 
-        /// Each run in turn scored, learnt on the others.
-        static func leaveOneOut(_ runs: [Int], name: String) -> Split {
-            Split(name: name, folds: runs.map { held in (runs.filter { $0 != held }, [held]) })
-        }
-    }
-
-    /// The uncalibrated default and the calibrated rule on one split, pooled over its folds; where
-    /// the walks taught an outside fingerprint, the calibrated rule without it too (sections only,
-    /// as a store calibrated without outside samples decides), and per rule the share of the
-    /// time truly outside that the device was reported outside (ms reported outside, ms outside).
-    struct Outcome {
-        var before: EvaluationReport
-        var after: EvaluationReport
-        var sectionsOnly: EvaluationReport?
-        var outsideTime: [String: (out: Int64, total: Int64)] = [:]
-    }
-
-    /// Samples every run on its own (a calibration is learnt from the samples of its runs).
-    static func samples(of dataset: ImportedDataset, chain: Chain) -> [[WalkSample]] {
-        dataset.runs.map { run in
-            WalkSampler.samples(chain: chain, recording: RecordingLayout.single(run, chain: chain), device: run.device)
-        }
-    }
+    static func samples(of dataset: ImportedDataset, chain: Chain) -> [[WalkSample]] { CalibrationSplit.samples(of: dataset, chain: chain) }
 
     static func evaluate(_ dataset: ImportedDataset, split: Split, samples: [[WalkSample]]) throws -> Outcome {
-        let chain = try dataset.chain.resolve()
-        var before: [EvaluationReport] = [], after: [EvaluationReport] = [], sectionsOnly: [EvaluationReport] = []
-        var outsideTime: [String: (out: Int64, total: Int64)] = [:]
-        func replay(_ config: ChainConfig, _ recording: Recording, as name: String) throws -> EvaluationReport {
-            let (report, reported) = try InProcessRun.replay(chain: config, recording: recording)
-            let (out, total) = reportedOutside(truth: recording.truth, reported: reported, end: recording.end)
-            outsideTime[name, default: (0, 0)].out += out
-            outsideTime[name, default: (0, 0)].total += total
-            return report
-        }
-        for fold in split.folds {
-            let calibration = WalkCalibration.learn(chain: chain, samples: fold.train.flatMap { samples[$0] })
-            let recording = RecordingLayout.combined(fold.test.map { dataset.runs[$0] }, gap: 60_000, chain: chain)
-            before.append(try replay(WalkCalibration.uncalibrated(dataset.chain), recording, as: "before"))
-            after.append(try replay(WalkCalibration.calibrated(dataset.chain, with: calibration), recording, as: "after"))
-            if calibration.stores.contains(where: { $0.outside != nil }) {
-                var sections = calibration
-                for i in sections.stores.indices { sections.stores[i].outside = nil }
-                sectionsOnly.append(try replay(WalkCalibration.calibrated(dataset.chain, with: sections), recording, as: "sections"))
-            }
-        }
-        return Outcome(before: .pooled(before), after: .pooled(after), sectionsOnly: sectionsOnly.isEmpty ? nil : .pooled(sectionsOnly),
-                       outsideTime: outsideTime)
-    }
-
-    /// Of the time the truth has the device outside every store (scored), how much it was
-    /// reported outside too, ms; and that time. The evaluator's store accuracy counts in-store
-    /// time only, where a rule that never lets anyone out scores best.
-    static func reportedOutside(truth: [TruthChange], reported: [ReportedTransition], end: Int64) -> (out: Int64, total: Int64) {
-        var out: Int64 = 0, total: Int64 = 0
-        for device in Set(truth.map(\.device)) {
-            let own = truth.filter { $0.device == device }.sorted { $0.time < $1.time }
-            let stores = reported.filter { $0.device == device && $0.section == nil }.sorted { $0.time < $1.time }
-            for (k, change) in own.enumerated() where change.place == .outside {
-                let until = k + 1 < own.count ? own[k + 1].time : end
-                var t = change.time
-                var inside = stores.last { $0.time <= t }.map { $0.kind == .enter } ?? false
-                for r in stores where r.time > t && r.time < until {
-                    if !inside { out += r.time - t }
-                    inside = r.kind == .enter
-                    t = r.time
-                }
-                if !inside { out += until - t }
-                total += until - change.time
-            }
-        }
-        return (out, total)
+        try split.evaluate(dataset, samples: samples)
     }
 
     /// `accuracy % / enters per true change / change p50/p95 s`.

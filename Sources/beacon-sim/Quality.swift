@@ -1,0 +1,56 @@
+import ArgumentParser
+import BeaconCommandLine
+import BeaconEngine
+import BeaconSim
+import Foundation
+
+/// `beacon-sim quality`: the location-quality table on the shared real datasets — every
+/// uncalibrated rule, and the calibrated one held out, as the walking tag and as louder and
+/// quieter phones (docs/TUNING.md, "Location quality"). In process; a few minutes.
+struct Quality: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the location-quality table on the shared real datasets (in process).")
+
+    @Option(help: "The shared datasets' folder (holding kolakowski_ble_flat_calib2021 and sal_rb_vehicle_zones).")
+    var data = "../shared/testdata/datasets"
+
+    @Option(help: "Only these datasets (comma-separated): kolakowski rooms, kolakowski cells, salrb zones, salrb zones+lane.")
+    var datasets: String?
+
+    @Option(help: "Device offsets to score the calibrated rule at, dB against the walking tag (comma-separated).")
+    var offsets = "0,-6,6"
+
+    @Option(help: "Tuning keys to try instead of each dataset's, as a JSON object (the rule is set per row).")
+    var tuning: String?
+
+    func run() throws {
+        let offsets = try offsets.split(separator: ",").map {
+            guard let v = Int($0.trimmingCharacters(in: .whitespaces)), (-30...30).contains(v) else {
+                throw ValidationError("--offsets: \($0) is not a whole number of dB within -30…30")
+            }
+            return v
+        }
+        let names = datasets.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+        let entries: [QualityTable.Dataset]
+        do {
+            entries = try QualityTable.datasets(in: data, names: names)
+        } catch {
+            throw ExitCode(.dataError, saying: "cannot read the datasets in \(data): \(error)")
+        }
+        print(QualityTable.header)
+        for entry in entries {
+            let overlay = try tuning.map { try Self.tuning($0, over: entry.dataset.chain) }
+            for row in try QualityTable.rows(entry, tuning: overlay, offsets: offsets) { print(row) }
+        }
+    }
+
+    /// `json`'s keys over `chain`'s tuning, checked as the chain config's are.
+    static func tuning(_ json: String, over chain: ChainConfig) throws -> Tuning {
+        do {
+            let bytes = try JSONEncoder().encode(chain)
+            return try ChainConfig.load(contents: Array(bytes), file: "--tuning", tuning: json).tuning
+        } catch {
+            throw ExitCode(.usage, saying: "--tuning: \(error)")
+        }
+    }
+}
