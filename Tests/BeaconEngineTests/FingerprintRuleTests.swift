@@ -67,18 +67,19 @@ struct FingerprintRuleTests {
         var ll = [Double](repeating: 0, count: 3)
         model.logLikelihood(links: evidence.links, missed: evidence.missed, into: &ll)
 
-        // The first step of a visit: the evidence alone, in full.
+        // The first step of a visit: the evidence alone, in full (a device heard as the tag was).
         var belief: FingerprintRule.Belief?
-        #expect(rule.step(&belief, model: model, walking: walking, evidence: evidence, at: EventTime(t0)) == 0)
+        var offset = DeviceOffset(spread: 0)
+        #expect(rule.step(&belief, offset: &offset, model: model, walking: walking, evidence: evidence, at: EventTime(t0)) == 0)
         let first = try #require(belief).filter.belief
         let softmax = ll.map { exp($0 - ll.max()!) }
         for s in 0..<3 { #expect(abs(first[s] - max(softmax[s] / softmax.reduce(0, +), 1e-9)) < 1e-9) }
 
-        // Half a second later: predicted over 0.5 s, then the evidence once (β = 1 per 0.5 s).
-        _ = rule.step(&belief, model: model, walking: walking, evidence: evidence, at: EventTime(t0 + 500))
+        // Half a second later: predicted over 0.5 s, then the evidence for half a second.
+        _ = rule.step(&belief, offset: &offset, model: model, walking: walking, evidence: evidence, at: EventTime(t0 + 500))
         var expected = first
         walking.predict(&expected, over: 0.5)
-        expected = (0..<3).map { expected[$0] * exp(FingerprintRule.evidencePerTick * (ll[$0] - ll.max()!)) }
+        expected = (0..<3).map { expected[$0] * exp(FingerprintRule.evidencePerSecond * 0.5 * (ll[$0] - ll.max()!)) }
         // Normalised, lifted to the 1e-9 floor, normalised again.
         let total = expected.reduce(0, +)
         expected = expected.map { max($0 / total, 1e-9) }
@@ -88,8 +89,8 @@ struct FingerprintRuleTests {
         #expect(second[2] < 1e-6 && second[2] > 0, "section 30 is all but ruled out, never quite")
 
         // The same millisecond again changes nothing; a step behind the last one neither.
-        _ = rule.step(&belief, model: model, walking: walking, evidence: evidence, at: EventTime(t0 + 500))
-        _ = rule.step(&belief, model: model, walking: walking, evidence: evidence, at: EventTime(t0 + 100))
+        _ = rule.step(&belief, offset: &offset, model: model, walking: walking, evidence: evidence, at: EventTime(t0 + 500))
+        _ = rule.step(&belief, offset: &offset, model: model, walking: walking, evidence: evidence, at: EventTime(t0 + 100))
         #expect(try #require(belief).filter.belief == second)
     }
 

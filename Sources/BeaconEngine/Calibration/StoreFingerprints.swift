@@ -24,6 +24,12 @@ public struct StoreFingerprints: Sendable {
     let heardTerm: [Double]
     /// Per `[gateway × stateCount + state]`: ln(1 − h), the log-likelihood of missing it there.
     let missedTerm: [Double]
+    /// Per `[gateway × stateCount + state]`: ln σ.
+    let logSD: [Double]
+    /// Per `[gateway × stateCount + state]`: Φ⁻¹(h), how far above the level the gateway stops
+    /// hearing at the fingerprint's mean lies, in standard deviations — so that a device louder by
+    /// b is heard there Φ(Φ⁻¹(h) + b/σ) of the time.
+    let heardQuantile: [Double]
 
     /// Indexes `store`'s fingerprints (validated against `chain`: complete, every name known) for
     /// the store at `index` in `chain`.
@@ -37,7 +43,7 @@ public struct StoreFingerprints: Sendable {
         let states = sections.count + (outside == nil ? 0 : 1)
         stateCount = states
         var mean = [Double](repeating: 0, count: gateways.count * states)
-        var inverseSD = mean, heardTerm = mean, missedTerm = mean
+        var inverseSD = mean, heardTerm = mean, missedTerm = mean, logSD = mean, heardQuantile = mean
         let gatewayLocal = Dictionary(uniqueKeysWithValues: gateways.enumerated().map { (chain.gateways[$0.element].id.rawValue, $0.offset) })
         let sectionLocal = Dictionary(uniqueKeysWithValues: sections.map { (Int(chain.sections[$0].minor), $0 - sections.lowerBound) })
         func set(_ k: Int, meanDBm: Double, sdDB: Double, heard: Double) {
@@ -45,6 +51,8 @@ public struct StoreFingerprints: Sendable {
             inverseSD[k] = 1 / sdDB
             heardTerm[k] = log(heard) - log(sdDB)
             missedTerm[k] = log(1 - heard)
+            logSD[k] = log(sdDB)
+            heardQuantile[k] = Gaussian.quantile(heard)
         }
         for f in store.fingerprints {
             guard let g = gatewayLocal[f.gateway], let s = sectionLocal[f.section] else { continue }
@@ -60,6 +68,8 @@ public struct StoreFingerprints: Sendable {
         self.inverseSD = inverseSD
         self.heardTerm = heardTerm
         self.missedTerm = missedTerm
+        self.logSD = logSD
+        self.heardQuantile = heardQuantile
     }
 
     /// The local index of `section` (an index into ``Chain/sections``), if it is this store's.

@@ -180,6 +180,7 @@ extension Tuning {
         check(hmmSwitchOdds.isFinite && (1...1e6).contains(hmmSwitchOdds), "hmm_switch_odds", "must be 1…1000000")
         check(fingerprintSwitchOdds.isFinite && (1...1e6).contains(fingerprintSwitchOdds), "fingerprint_switch_odds", "must be 1…1000000")
         check(positionSwitchOdds.isFinite && (1.01...1e6).contains(positionSwitchOdds), "position_switch_odds", "must be 1.01…1000000")
+        check(deviceSpreadDB.isFinite && (0...20).contains(deviceSpreadDB), "device_spread_db", "must be 0…20 dB")
         return issues
     }
 }

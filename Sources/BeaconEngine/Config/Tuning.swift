@@ -132,6 +132,13 @@ public struct Tuning: Codable, Sendable, Equatable {
     /// a section over the current one (more across the store). Chosen by leaving one real dataset
     /// out over 3, 10, 30 and 100 (docs/MEASUREMENTS.md).
     public var positionSwitchOdds: Double = 10
+    /// `device_spread_db` (default 5): how much the devices tracked differ in level from the tag
+    /// that walked the calibration (σ, dB), before a device's own links have shown its offset —
+    /// phones differ by their transmit power, antenna and the body around them: Android models'
+    /// transmit levels spread by about 5 dB (docs/TUNING.md, "Devices").
+    /// The `fingerprint` rule learns each device's offset as it goes and weighs the fingerprints
+    /// around it; 0 takes every device to be heard as the tag was.
+    public var deviceSpreadDB: Double = 5
 
     public init() {}
 
@@ -146,7 +153,7 @@ public struct Tuning: Codable, Sendable, Equatable {
         case latenessSeconds = "lateness_s", streetExit = "street_exit", storefrontDB = "storefront_db", wallDB = "wall_db"
         case windowSeconds = "window_s", sectionStaySeconds = "section_stay_s", outsideStaySeconds = "outside_stay_s"
         case hmmSwitchOdds = "hmm_switch_odds", fingerprintSwitchOdds = "fingerprint_switch_odds"
-        case positionSwitchOdds = "position_switch_odds"
+        case positionSwitchOdds = "position_switch_odds", deviceSpreadDB = "device_spread_db"
     }
 
     /// One of a fixed set of names; an unknown one is an error that lists them.
@@ -188,5 +195,6 @@ public struct Tuning: Codable, Sendable, Equatable {
         hmmSwitchOdds = try c.decodeIfPresent(Double.self, forKey: .hmmSwitchOdds) ?? d.hmmSwitchOdds
         fingerprintSwitchOdds = try c.decodeIfPresent(Double.self, forKey: .fingerprintSwitchOdds) ?? d.fingerprintSwitchOdds
         positionSwitchOdds = try c.decodeIfPresent(Double.self, forKey: .positionSwitchOdds) ?? d.positionSwitchOdds
+        deviceSpreadDB = try c.decodeIfPresent(Double.self, forKey: .deviceSpreadDB) ?? d.deviceSpreadDB
     }
 }

@@ -1,4 +1,4 @@
-public import BeaconCore
+import BeaconCore
 
 /// The devices the engine tracks, each on a track: an index every owner keeps its memory of the
 /// device under. A device forgotten frees its track for the next new one.

@@ -8,7 +8,9 @@ import Foundation
 /// At each step the belief is carried forward by the walking model (``WalkingModel``, a mean
 /// stay of `section_stay_s` over the adjacency graph), then weighed by how well each section's
 /// fingerprints explain the fresh links and the gateways that missed the device
-/// (``StoreFingerprints/logLikelihood(links:missed:into:)``), ``evidencePerTick`` per half second.
+/// (``StoreFingerprints/logLikelihood(links:missed:prior:into:offsets:precisions:)``), counted
+/// ``evidencePerSecond``. A phone is not the tag that walked: its own level against the tag's
+/// (``DeviceOffset``) is learnt from its links as it goes and profiled out of each step.
 /// The device moves when a section holds `fingerprint_switch_odds` posterior odds over the current
 /// one (for `dwell_s`, when given). The levels are the engine's per-link Kalman estimates, the same
 /// the calibration samples.
@@ -34,6 +36,9 @@ struct FingerprintRule: EntryConsent {
         /// outside state the belief lasts across visits (the device leaves and comes back through
         /// it); otherwise it is one visit's.
         var belief: Belief?
+        /// The device's level against the walking tag's in a calibrated store, as its own links
+        /// there have shown it: it outlasts the belief (a device that left comes back as loud).
+        var offset: (store: Int, offset: DeviceOffset)?
     }
 
     /// The forward filter's belief about a device and one calibrated store.
@@ -50,12 +55,11 @@ struct FingerprintRule: EntryConsent {
         var oddsSince: EventTime?
     }
 
-    /// How much evidence the links give per ``tick``, in log-likelihood units (β): the filtered
-    /// levels are taken as independent twice a second, about their correlation time. Chosen with
-    /// the switch odds by leaving one real dataset out (docs/CALIBRATION.md has the figures).
-    static let evidencePerTick = 1.0
-    /// The time one unit of ``evidencePerTick`` stands for, s.
-    static let tick = 0.5
+    /// How much evidence the links give per second, in log-likelihood units: the filtered levels
+    /// are taken as independent once a second — the per-link filter's time constant at a few
+    /// reports a second, and the 1.2 m over which the place-bound part of a level changes, at a
+    /// walking pace (docs/ENGINE.md, "The fingerprint rule").
+    static let evidencePerSecond = 2.0
     /// The longest step whose evidence counts in full, s: after a longer silence the links are
     /// no more informative for it.
     static let longestStep = 1.0
@@ -78,9 +82,11 @@ struct FingerprintRule: EntryConsent {
     /// on average come back in or gone — an old belief would let in a passer-by heard through the
     /// window minutes after they left.
     let forgetAfter: Double
+    /// `device_spread_db`: how much devices differ from the walking tag (σ, dB) before their own
+    /// links have shown it; 0: they are heard as the tag is, the fingerprints' levels taken as they are.
+    let deviceSpread: Double
     /// Every device's memory.
     var memory = DeviceMemory(DeviceState())
-
     init(chain: Chain) {
         let models = chain.stores.indices.map { $0 < chain.fingerprints.count ? chain.fingerprints[$0] : nil }
         self.models = models
@@ -94,6 +100,7 @@ struct FingerprintRule: EntryConsent {
         dwell = chain.tuning.dwell
         switchOdds = chain.tuning.fingerprintSwitchOdds
         forgetAfter = chain.tuning.outsideStaySeconds
+        deviceSpread = chain.tuning.deviceSpreadDB
     }
 
     /// Every link is weighed where some store is calibrated.
@@ -113,9 +120,10 @@ struct FingerprintRule: EntryConsent {
         }
         if evidence.standing == .entering && model.outside == nil { state.belief = nil }
         if state.belief?.store != evidence.store { state.belief = nil }
-        guard step(&state.belief, model: model, walking: walking, evidence: evidence, at: time) != nil, let belief = state.belief else {
-            return .stay
-        }
+        var offset = state.offset.flatMap { $0.store == evidence.store ? $0.offset : nil } ?? DeviceOffset(spread: deviceSpread)
+        let stepped = step(&state.belief, offset: &offset, model: model, walking: walking, evidence: evidence, at: time)
+        state.offset = (evidence.store, offset)
+        guard stepped != nil, let belief = state.belief else { return .stay }
         let p = belief.filter.belief
         let best = belief.filter.mostLikely(below: model.sectionCount)
         switch evidence.standing {
@@ -192,35 +200,5 @@ struct FingerprintRule: EntryConsent {
         guard let section, let s = model.local(section), let belief = memory[track].belief, belief.store == evidence.store,
               s < belief.filter.belief.count else { return nil }
         return belief.filter.belief[s]
-    }
-
-    /// One step of the forward filter at `time`: carried forward over the time since the last
-    /// step, weighed by the evidence, normalised. Returns the state (local) with the most belief;
-    /// nil with no belief yet and no fresh link. A step at or before the last one changes nothing
-    /// (links heard in the same millisecond, the sweep at the watermark).
-    func step(_ belief: inout Belief?, model: StoreFingerprints, walking: WalkingModel, evidence: SectionEvidence,
-                      at time: EventTime) -> Int? {
-        var logLikelihood = [Double](repeating: 0, count: model.stateCount)
-        if let last = belief?.filter.time, (time - last).seconds > forgetAfter { belief = nil }
-        guard var next = belief else {
-            guard !evidence.links.isEmpty else { return nil }
-            model.logLikelihood(links: evidence.links, missed: evidence.missed, into: &logLikelihood)
-            let filter = ForwardFilter(evidence: logLikelihood, at: time)
-            belief = Belief(store: evidence.store, filter: filter)
-            return filter.mostLikely
-        }
-        let dt = (time - next.filter.time).seconds
-        guard dt > 0 else { return next.filter.mostLikely }
-        // Taken out, so that the belief is changed in place rather than copied.
-        belief = nil
-        next.filter.predict(to: time, by: walking)
-        if evidence.links.isEmpty {
-            next.filter.settle()
-        } else {
-            model.logLikelihood(links: evidence.links, missed: evidence.missed, into: &logLikelihood)
-            next.filter.weigh(logLikelihood, weight: Self.evidencePerTick * min(dt, Self.longestStep) / Self.tick)
-        }
-        belief = next
-        return next.filter.mostLikely
     }
 }

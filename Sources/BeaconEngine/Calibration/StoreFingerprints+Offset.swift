@@ -1,0 +1,48 @@
+extension StoreFingerprints {
+    /// What is known of a device's level against the walking tag's before its links are weighed:
+    /// a normal prior on the offset b (device − tag), dB.
+    struct OffsetPrior: Sendable, Equatable {
+        /// The expected offset.
+        var mean: Double
+        /// Its standard deviation; a phone whose level nothing is known of yet: the spread of phones.
+        var sd: Double
+    }
+
+    /// log p(evidence | state) for every state, into `logLikelihood`, for a device whose level
+    /// differs from the walking tag's by an unknown offset b; each state's best b (profiled out
+    /// under `prior`) into `offsets`, and how precisely the links tell it (Σ w) into `precisions`. A fresh link at level l adds ln Φ(q + b/σ) − ln σ −
+    /// ½((l − μ − b)/σ)² (q = Φ⁻¹(h): a louder device is heard more often), a gateway that missed
+    /// the device ln Φ(−q − b/σ), and the prior −½((b − m)/s)². b is the weighted mean residual
+    /// shrunk towards the prior: b̂ = (Σ w·(l − μ) + m/s²) / (Σ w + 1/s²), w = 1/σ². With b = 0
+    /// these are the terms of ``logLikelihood(links:missed:into:)``.
+    func logLikelihood(links: [FreshLink], missed: [MissedGateway], prior: OffsetPrior,
+                       into logLikelihood: inout [Double], offsets: inout [Double], precisions: inout [Double]) {
+        let states = stateCount
+        let priorPrecision = 1 / (prior.sd * prior.sd)
+        Gaussian.logCDFTable.withUnsafeBufferPointer { table in
+            for s in 0..<states {
+                var sw = priorPrecision, swr = prior.mean * priorPrecision
+                for link in links {
+                    let k = link.g * states + s
+                    let w = inverseSD[k] * inverseSD[k]
+                    sw += w
+                    swr += w * (link.x - mean[k])
+                }
+                let b = swr / sw
+                var ll = -0.5 * (b - prior.mean) * (b - prior.mean) * priorPrecision
+                for link in links {
+                    let k = link.g * states + s
+                    let z = (link.x - mean[k] - b) * inverseSD[k]
+                    ll += Gaussian.logCDF(heardQuantile[k] + b * inverseSD[k], table: table) - logSD[k] - 0.5 * z * z
+                }
+                for gateway in missed {
+                    let k = gateway.g * states + s
+                    ll += Gaussian.logCDF(-heardQuantile[k] - b * inverseSD[k], table: table)
+                }
+                logLikelihood[s] = ll
+                offsets[s] = b
+                precisions[s] = sw - priorPrecision
+            }
+        }
+    }
+}
