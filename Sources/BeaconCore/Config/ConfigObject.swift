@@ -23,9 +23,6 @@ public struct ConfigObject {
         return found.isNull ? nil : found
     }
 
-    /// Whether the object has the member `key` (`null` included); does not make it a known key.
-    public func has(_ key: String) -> Bool { members.contains { $0.key == key } }
-
     /// The member `key`, which must be there: absent or `null`, it is reported as missing (with
     /// `hint` when given, e.g. what the key is for) and nil. `expecting` names what it takes.
     public mutating func required(_ key: String, expecting: String, hint: String? = nil) -> ConfigValue? {

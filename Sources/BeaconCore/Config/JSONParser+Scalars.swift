@@ -125,7 +125,7 @@ extension JSONParser {
     /// A number at its first byte, as JSON writes them: `-`, digits without a leading zero, an
     /// optional fraction and exponent. One beyond ±1.8e308 is infinite.
     mutating func number() throws(JSONSyntaxError) -> Double {
-        let start = index
+        let start = index, opening = location
         func digits() -> Int {
             let first = index
             while let byte = current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { index += 1 }
@@ -149,7 +149,10 @@ extension JSONParser {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { throw fail("expected the exponent's digits, found \(found)") }
         }
-        // The grammar above is what Double's parser accepts, and more: never nil here.
-        return Double(String(decoding: bytes[start..<index], as: UTF8.self)) ?? .nan
+        // Double's parser takes all of JSON's grammar (and more, which the checks above refuse).
+        guard let number = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+            throw JSONSyntaxError(message: "a number that cannot be read", location: opening, repeatedKeys: repeatedKeys)
+        }
+        return number
     }
 }
