@@ -237,4 +237,23 @@ struct ConfigTests {
             #expect(error.file == nil && error.issues.first?.message.contains("1:15: a comma before '}'") == true, "\(error)")
         }
     }
+
+    @Test("a config file is read whole up to its limit; a missing one, a directory or a larger one is said in words")
+    func files() throws {
+        let directory = try TestDirectory.make("config-file")
+        let path = directory.appendingPathComponent("chain.json").path
+        try String(repeating: " ", count: 100_000).appending("{}").write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(try ConfigFile.read(path).count == 100_002)
+        let cases = [(path + ".gone", ConfigFile.maxSize, "No such file or directory"), (directory.path, ConfigFile.maxSize, "it is a directory"),
+                     (path, 1000, "it is larger than 1000 bytes")]
+        for (file, limit, words) in cases {
+            #expect { _ = try ConfigFile.read(file, limit: limit) } throws: { "\($0)".contains(words) }
+        }
+        do {
+            _ = try ChainConfig.load(path: path + ".gone")
+            Issue.record("loaded a missing file")
+        } catch {
+            #expect(error.description == "\(path).gone: 1 problem\n  \(path).gone: $: cannot read the file: No such file or directory")
+        }
+    }
 }
