@@ -115,4 +115,14 @@ struct TruthFileTests {
             #expect { _ = try TruthFile.readEvents(path: path, scheme: .standard) } throws: { "\($0)".hasPrefix("\(path): cannot read the file") }
         }
     }
+
+    @Test("a device id with a quote or a backslash (printable ASCII allows them) is written escaped and reads back")
+    func escapedDevice() throws {
+        // Found by fuzz-truth: the id was written between quotes as it was, so the line did not read back.
+        let path = try TestDirectory.make("truth-escaped").appendingPathComponent("truth.jsonl").path
+        let changes = [TruthChange(time: 1_790_000_000_000, device: try DeviceID(#"ib-E2C56DB5"DB5-1-7"#), store: nil, section: nil),
+                       TruthChange(time: 1_790_000_001_000, device: try DeviceID(#"mac-\AA"#), place: .unscored)]
+        try changes.map(TruthFile.line).joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(try TruthFile.read(path: path) == changes)
+    }
 }

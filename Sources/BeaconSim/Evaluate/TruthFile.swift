@@ -17,7 +17,9 @@ public enum TruthFile {
 
     /// One line for a change.
     public static func line(_ change: TruthChange) -> String {
-        let head = "{\"t\":\(change.time),\"dev\":\"\(change.device.rawValue)\","
+        // A device id is printable ASCII, `"` and `\` included: those are escaped.
+        let dev = change.device.rawValue.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let head = "{\"t\":\(change.time),\"dev\":\"\(dev)\","
         switch change.place {
         case .inside(let store, let section):
             return head + "\"major\":\(store),\"minor\":\(section.map(String.init) ?? "null")}"
