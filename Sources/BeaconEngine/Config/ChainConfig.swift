@@ -3,9 +3,10 @@ import BeaconCore
 /// The chain as the aggregator (and the simulator) sees it: the site UUID, the stores (major) with
 /// their sections (minor), the gateways installed in them, region notification flags and tuning.
 ///
-/// This is the file format (`config/chain.example.json`), read as it is written (``parse(_:)``); it is checked
-/// by ``ChainConfig/validate()`` and turned into the engine's indexed ``Chain`` by
-/// ``ChainConfig/resolve()``. JSON keys are snake_case and documented per property.
+/// This is the file format (`config/chain.example.json`), read as it is written by
+/// ``ChainConfig/parse(_:)``; it is checked by ``ChainConfig/validate()`` and turned into the
+/// engine's indexed ``Chain`` by ``ChainConfig/resolve()``. JSON keys are snake_case and
+/// documented per property.
 public struct ChainConfig: Encodable, Sendable, Equatable {
     /// `site_uuid`: the chain's proximity UUID (one per deployment), `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`.
     public var siteUUID: String
