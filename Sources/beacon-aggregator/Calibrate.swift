@@ -17,7 +17,7 @@ struct Calibrate: ParsableCommand {
             Record the walk with: mosquitto_sub -v -t 'beaconnet/sightings/#' > walk.txt, and write its truth by hand \
             (docs/TRUTH.md). The chain's own calibration file, if any, is not read: a walk replaces it. \
             Then name the file in the chain's "calibration" key, set "rule": "fingerprint" in its tuning, and run check-config.
-            A bad chain exits 78; a truth or trace that cannot be read or does not fit the chain and the walk, 65.
+            A bad chain exits 78; a truth or trace that cannot be read, is damaged (as replay says) or does not fit the chain and the walk, 65.
 
             \(ExitStatus.help)
             """)
