@@ -226,7 +226,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BeaconDashboardTests",
-            dependencies: ["BeaconDashboard", "BeaconWire", "BeaconCore", "BrokerHarness", "TestSupport"],
+            dependencies: [
+                "BeaconDashboard", "BeaconWire", "BeaconCore", "BeaconMQTT", "BrokerHarness", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "BeaconMetricsExportTests",

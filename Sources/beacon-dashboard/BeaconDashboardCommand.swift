@@ -79,7 +79,7 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
             mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port)
         let logger = Logger(label: "beaconnet.dashboard")
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: DashboardService(settings: settings, logger: logger))],
+            services: [.init(service: DashboardApplication.service(settings: settings, logger: logger))],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()

@@ -8,15 +8,9 @@ import Testing
 /// last value, the event feed, and the API's views of them.
 @Suite("Dashboard live state")
 struct LiveStateTests {
-    static let scheme = TopicScheme.standard
-    static let t0: Int64 = 1_732_350_000_000
-    static let layout = StoreLayout(
-        store: 101, name: "Lyon Part-Dieu", time: 1_732_350_000_000,
-        sections: [
-            .init(minor: 1, name: "Entrance", polygon: [.init(x: 0, y: 0), .init(x: 10, y: 0), .init(x: 10, y: 8)], adjacent: [2], streetDoor: true),
-            .init(minor: 2, name: "Grocery", polygon: [.init(x: 0, y: 8), .init(x: 10, y: 8), .init(x: 10, y: 16)], adjacent: [1]),
-        ],
-        gateways: [.init(id: try! GatewayID("gw-101-1a"), section: 1, position: .init(x: 2, y: 2))])
+    static let scheme = Fixture.scheme
+    static let t0 = Fixture.t0
+    static let layout = Fixture.layout
 
     static func fresh() -> LiveState { LiveState(scheme: scheme, maxDevices: 2, maxEvents: 3, now: 1000) }
 
@@ -24,12 +18,7 @@ struct LiveStateTests {
         state.apply(topic: scheme.string(for: topic), payload: payload, at: 2000)
     }
 
-    static func event(_ n: Int, store: StoreNumber = 101) -> RegionEvent {
-        RegionEvent(
-            kind: .enter, region: .section(SectionRef(store: store, section: 2)), device: try! DeviceID("mac-C4:7C:8D:6A:12:3F"),
-            uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", storeName: "Lyon Part-Dieu", sectionName: "Grocery",
-            time: 1_732_350_000_000 + Int64(n), proximity: .near, confidence: 0.9, sequence: UInt64(n))
-    }
+    static func event(_ n: Int, store: StoreNumber = 101) -> RegionEvent { Fixture.event(n, store: store) }
 
     @Test("a store's plan and counts make its view; unknown stores have none")
     func storeView() throws {
@@ -117,7 +106,7 @@ struct LiveStateTests {
     @Test("API JSON is snake_case")
     func json() throws {
         let view = EventView(Self.event(1))
-        let text = String(decoding: APIEncoding.json(view), as: UTF8.self)
+        let text = try DashboardJSON.text(view)
         #expect(text.contains(#""section_name":"Grocery""#) && text.contains(#""store_name":"Lyon Part-Dieu""#) && text.contains(#""seq":1"#))
     }
 }

@@ -36,11 +36,11 @@ final class DashboardStore: Sendable {
         guard let update = state.withLock({ $0.apply(topic: message.topic, payload: message.payload, at: now) }) else { return }
         switch update {
         case .occupancy(let occupancy):
-            broadcaster.send(Self.event("occupancy", OccupancyUpdate(occupancy)))
+            publish("occupancy", OccupancyUpdate(occupancy))
         case .event(let event):
-            broadcaster.send(Self.event("region", EventView(event)))
+            publish("region", EventView(event))
         case .layout(let store):
-            broadcaster.send(Self.event("layout", ["major": store]))
+            publish("layout", ["major": store])
         case .health:
             healthChanged.store(true, ordering: .relaxed)
         case .device:
@@ -55,7 +55,7 @@ final class DashboardStore: Sendable {
             return state.brokerView
         }
         healthChanged.store(true, ordering: .relaxed)
-        broadcaster.send(Self.event("broker", view))
+        publish("broker", view)
     }
 
     /// The health view now.
@@ -68,11 +68,18 @@ final class DashboardStore: Sendable {
     /// every gateway's, every aggregator's).
     func sendHealthIfChanged() {
         guard healthChanged.exchange(false, ordering: .relaxed) else { return }
-        broadcaster.send(Self.event("health", health()))
+        publish("health", health())
     }
 
-    /// One server-sent event.
-    static func event(_ name: String, _ value: some Encodable) -> String {
-        "event: \(name)\ndata: \(String(decoding: APIEncoding.json(value), as: UTF8.self))\n\n"
+    /// Sends `value` to the open pages as the event `name`.
+    private func publish(_ name: String, _ value: some Encodable) {
+        if let event = Self.event(name, value) { broadcaster.send(event) }
+    }
+
+    /// One server-sent event; nil when `value` has a number JSON cannot carry (a NaN from a
+    /// broken sender), which is then not sent.
+    static func event(_ name: String, _ value: some Encodable) -> String? {
+        guard let json = try? DashboardJSON.text(value) else { return nil }
+        return "event: \(name)\ndata: \(json)\n\n"
     }
 }

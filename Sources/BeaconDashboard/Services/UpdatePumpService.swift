@@ -1,11 +1,14 @@
 import ServiceLifecycle
 
-/// Sends the health panel to the open pages when it changed (at most once per interval), a
-/// keep-alive comment on idle event streams, and at shutdown ends every stream so that the HTTP
-/// server, stopped after it, has no request left open.
-struct UpdatePumpService: Service {
+/// Sends the health panel to the open pages when it changed (at most once per interval) and a
+/// keep-alive comment on idle event streams. At shutdown it closes the broadcaster: the HTTP
+/// server, stopped before it, has ended the streams it served, and none opens after.
+struct UpdatePumpService: Service, CustomStringConvertible {
     let settings: DashboardSettings
     let store: DashboardStore
+
+    /// The name ServiceLifecycle logs (not the settings).
+    var description: String { "UpdatePumpService" }
 
     func run() async {
         await cancelWhenGracefulShutdown {

@@ -37,6 +37,9 @@ function age(ms) {
   return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
 }
 
+// An error's sentence: the API answers errors as {"error": {"message": …}} (Hummingbird's HTTPError).
+const errorMessage = (answer) => (answer.body && answer.body.error && answer.body.error.message) || `The server answered ${answer.status}.`;
+
 async function getJSON(url) {
   const response = await fetch(url, { cache: 'no-store' });
   let body = null;
@@ -132,7 +135,7 @@ async function loadStores() {
       if (!answer.ok) {
         view.stores = new Map();
         view.missing = { status: answer.status, title: answer.status === 404 ? `Store ${view.only} is not known` : `“${view.only}” is not a store`,
-          message: answer.body ? answer.body.message : `The server answered ${answer.status}.` };
+          message: errorMessage(answer) };
       } else {
         view.missing = null;
         view.stores = new Map([[answer.body.major, answer.body]]);
@@ -248,7 +251,7 @@ async function lookUp(id) {
   let answer;
   try { answer = await getJSON(`/api/devices/${encodeURIComponent(id)}`); } catch (e) { out.textContent = 'The dashboard server cannot be reached.'; return; }
   if (!answer.ok) {
-    out.replaceChildren(el('p', { class: 'state-offline', 'data-status': answer.status }, answer.body ? answer.body.message : `error ${answer.status}`));
+    out.replaceChildren(el('p', { class: 'state-offline', 'data-status': answer.status }, errorMessage(answer)));
     return;
   }
   const d = answer.body;
