@@ -90,11 +90,13 @@ let package = Package(
             ],
             swiftSettings: strict),
         // `--metrics HOST:PORT` of beacon-aggregator and beacon-edge: swift-prometheus's registry as
-        // the process's metrics factory, served at /metrics by a small Hummingbird listener.
+        // the process's metrics factory, served at /metrics by a small Hummingbird listener; and the
+        // limits every HTTP listener (the dashboard's too) holds: a connection cap, an idle timeout.
         .target(
             name: "BeaconMetricsExport",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -106,7 +108,7 @@ let package = Package(
         .target(
             name: "BeaconDashboard",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconMetricsExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -237,6 +239,8 @@ let package = Package(
             dependencies: [
                 "BeaconMetricsExport", "BrokerHarness", "TestSupport",
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -22,9 +22,10 @@ public enum DashboardApplication {
     static func application(settings: DashboardSettings, store: DashboardStore, logger: Logger) -> some ApplicationProtocol {
         let url = "http://\(settings.listenHost.contains(":") ? "[\(settings.listenHost)]" : settings.listenHost):\(settings.listenPort)/"
         return Application(
-            router: DashboardRoutes.router(store),
-            configuration: ApplicationConfiguration(
-                address: .hostname(settings.listenHost, port: settings.listenPort), serverName: "beacon-dashboard"),
+            router: DashboardRoutes.router(store), server: settings.http.server,
+            configuration: settings.http.configuration(
+                host: settings.listenHost, port: settings.listenPort, serverName: "beacon-dashboard", statistics: store.listener,
+                logger: logger),
             services: [
                 BrokerFeedService(settings: settings, store: store, logger: logger),
                 UpdatePumpService(settings: settings, store: store),

@@ -48,12 +48,20 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     @Option(help: "Where to serve the page and the API, HOST:PORT (0.0.0.0:8080 for every interface).")
     var listen = "127.0.0.1:8080"
 
+    @Option(help: "Connections the page's listener holds open at once; past it new ones wait until one closes.")
+    var maxConnections = 256
+
+    @Option(help: "Seconds a connection may go without a complete request (idle, or a request head sent slowly) before it is closed.")
+    var idleTimeout = 15.0
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
         _ = try listenAddress()
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections \(maxConnections) is not 1 or more") }
+        guard idleTimeout > 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout \(idleTimeout) is not a number of seconds above 0") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
@@ -75,8 +83,9 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
         // The retained device states arrive all at once at every (re)subscription.
         mqtt.inboundBufferCapacity = 200_000
         let address = try listenAddress()
-        let settings = DashboardSettings(
+        var settings = DashboardSettings(
             mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port)
+        settings.http = HTTPListenerLimits(maxConnections: maxConnections, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
         let logger = Logger(label: "beaconnet.dashboard")
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: DashboardApplication.service(settings: settings, logger: logger))],

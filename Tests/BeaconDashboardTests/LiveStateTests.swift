@@ -77,7 +77,7 @@ struct LiveStateTests {
         #expect(Self.apply(&state, .storeLayout(101), other.encoded()) == nil)
         #expect(state.apply(topic: "elsewhere/x", payload: [1], at: 6) == nil)
         #expect(state.undecodable == 3 && state.layouts.isEmpty)
-        #expect(state.healthView(now: 10, staleAfter: 30_000).lastProblem?.hasPrefix("elsewhere/x: ") == true)
+        #expect(state.healthView(now: 10, staleAfter: 30_000, server: Fixture.server).lastProblem?.hasPrefix("elsewhere/x: ") == true)
     }
 
     @Test("health: stale and offline aggregators, gateways judged by the aggregator that watches their store")
@@ -88,17 +88,17 @@ struct LiveStateTests {
         var status = AggregatorStatus(aggregator: try AggregatorID("agg-1"), state: .online, version: "0.1.0", time: Self.t0)
         status.counters = .init(loss: [gateway: 3], lagMilliseconds: 900)
         _ = Self.apply(&state, status.topic, status.encoded())
-        var health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000)
+        var health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000, server: Fixture.server)
         #expect(health.aggregators.map(\.state) == ["online"] && health.aggregators.first?.lagMs == 900)
         #expect(health.gateways.map(\.state) == ["online"] && health.gateways.first?.lostBatches == 3)
-        #expect(state.healthView(now: Self.t0 + 40_001, staleAfter: 30_000).aggregators.first?.state == "stale")
+        #expect(state.healthView(now: Self.t0 + 40_001, staleAfter: 30_000, server: Fixture.server).aggregators.first?.state == "stale")
         status.counters.offline = [gateway: UInt64(Self.t0 - 1000)]
         _ = Self.apply(&state, status.topic, status.encoded())
-        health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000)
+        health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000, server: Fixture.server)
         #expect(health.gateways.first?.state == "offline" && health.gateways.first?.lastBatch == UInt64(Self.t0 - 1000))
         status.state = .offline
         _ = Self.apply(&state, status.topic, status.encoded())
-        health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000)
+        health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000, server: Fixture.server)
         #expect(health.aggregators.first?.state == "offline" && health.gateways.first?.state == "unknown")
         #expect(LiveState.covers("1-99,101", 101) && !LiveState.covers("1-99,102", 101) && LiveState.covers(nil, 5))
     }

@@ -50,6 +50,14 @@ struct HealthView: Codable, Sendable, Equatable {
         var lastBatch: UInt64?
     }
 
+    /// The dashboard's own HTTP listener: connections open and the cap on them, and how often
+    /// the cap was reached (new connections then wait until one closes).
+    struct Server: Codable, Sendable, Equatable {
+        var openConnections: Int
+        var maxConnections: Int
+        var connectionCapReached: UInt64
+    }
+
     /// The dashboard's clock when the view was made (Unix ms).
     var now: Int64
     var broker: Broker
@@ -62,4 +70,5 @@ struct HealthView: Codable, Sendable, Equatable {
     /// Device states held for look-ups, and those not kept (the dashboard's limit).
     var devices: Int
     var devicesNotKept: UInt64
+    var server: Server
 }

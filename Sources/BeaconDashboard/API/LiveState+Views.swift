@@ -50,8 +50,9 @@ extension LiveState {
         HealthView.Broker(state: broker.name, since: broker.since, detail: broker.detail)
     }
 
-    /// The health panel at `now` (Unix ms); statuses older than `staleAfter` ms are stale.
-    func healthView(now: Int64, staleAfter: Int64) -> HealthView {
+    /// The health panel at `now` (Unix ms), with the HTTP listener's figures `server`;
+    /// statuses older than `staleAfter` ms are stale.
+    func healthView(now: Int64, staleAfter: Int64, server: HealthView.Server) -> HealthView {
         let aggregatorViews = aggregators.values.sorted { $0.value.aggregator < $1.value.aggregator }.map { heard in
             let status = heard.value
             let age = max(0, now - status.time)
@@ -66,6 +67,6 @@ extension LiveState {
         return HealthView(
             now: now, broker: brokerView, aggregators: aggregatorViews, gateways: gatewayHealth(),
             messages: messages, undecodable: undecodable, lastProblem: lastProblem.map { "\($0.topic): \($0.detail)" },
-            devices: devices.count, devicesNotKept: devicesNotKept)
+            devices: devices.count, devicesNotKept: devicesNotKept, server: server)
     }
 }

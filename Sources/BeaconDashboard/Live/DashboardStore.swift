@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconMetricsExport
 import BeaconMQTT
 import BeaconWire
 import Foundation
@@ -12,6 +13,8 @@ final class DashboardStore: Sendable {
     let broadcaster = UpdateBroadcaster()
     /// Unix ms now (injected for tests).
     let clock: @Sendable () -> Int64
+    /// The HTTP listener's connections (its ``ConnectionCap`` writes them; health reads them).
+    let listener: HTTPListenerStatistics
     private let state: Mutex<LiveState>
     /// The health panel changed since it was last sent.
     private let healthChanged = Atomic<Bool>(false)
@@ -20,6 +23,7 @@ final class DashboardStore: Sendable {
     /// An empty store for `settings`.
     init(settings: DashboardSettings, clock: @escaping @Sendable () -> Int64) {
         self.clock = clock
+        listener = HTTPListenerStatistics(listener: "dashboard", maxConnections: settings.http.maxConnections)
         let (seconds, attoseconds) = settings.staleAfter.components
         staleAfter = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         state = Mutex(LiveState(scheme: settings.scheme, maxDevices: settings.maxDevices, maxEvents: settings.maxEvents, now: clock()))
@@ -61,7 +65,10 @@ final class DashboardStore: Sendable {
     /// The health view now.
     func health() -> HealthView {
         let now = clock()
-        return state.withLock { $0.healthView(now: now, staleAfter: staleAfter) }
+        let server = HealthView.Server(
+            openConnections: listener.openConnections, maxConnections: listener.maxConnections,
+            connectionCapReached: listener.capReached)
+        return state.withLock { $0.healthView(now: now, staleAfter: staleAfter, server: server) }
     }
 
     /// Sends the health panel if it changed since the last call (statuses arrive in bursts:

@@ -1,3 +1,4 @@
+public import BeaconMetricsExport
 public import BeaconMQTT
 public import BeaconWire
 
@@ -13,6 +14,10 @@ public struct DashboardSettings: Sendable {
     public var listenHost: String
     /// The port the web page and the API listen on.
     public var listenPort: Int
+    /// The HTTP listener's cap on open connections and its idle (and request-head) timeout: a
+    /// page holds one event stream and fetches over a few more, so the cap is for a few dozen
+    /// pages at once.
+    public var http = HTTPListenerLimits(maxConnections: 256, idleTimeout: .seconds(15))
     /// The most device states kept for look-ups; past it new devices are counted, not kept.
     public var maxDevices = 200_000
     /// The most region events kept for the feed (newest first).

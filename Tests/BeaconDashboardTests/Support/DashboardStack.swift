@@ -92,8 +92,8 @@ func withDashboardStack<T>(
 
 extension HTTPProbe {
     /// `GET path` decoded as `T` (the API's snake_case JSON), with its status.
-    func getJSON<T: Decodable>(_ path: String, as: T.Type = T.self) async throws -> (status: Int, value: T) {
-        let reply = try await get(path)
+    func getJSON<T: Decodable>(_ path: String, as: T.Type = T.self, timeout: Duration = .seconds(10)) async throws -> (status: Int, value: T) {
+        let reply = try await get(path, timeout: timeout)
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {

@@ -46,6 +46,9 @@ enum Fixture {
         return status
     }
 
+    /// An HTTP listener with one connection open of 256.
+    static let server = HealthView.Server(openConnections: 1, maxConnections: 256, connectionCapReached: 0)
+
     /// A retained message on `topic`.
     static func message(_ topic: Topic, _ payload: [UInt8]) -> MQTTMessage {
         MQTTMessage(topic: scheme.string(for: topic), payload: payload, qos: .atLeastOnce, retain: true)
