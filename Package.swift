@@ -34,6 +34,10 @@ let package = Package(
         // swift-configuration to build), and the Prometheus exposition format.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0", traits: []),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        // HTTP field names Hummingbird does not name (the dashboard's security headers).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        // The dashboard's login: sessions in a cookie, bcrypt password hashes.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -110,10 +114,16 @@ let package = Package(
             dependencies: [
                 "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconMetricsExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/dashboard.css"), .embedInCode("Web/dashboard.js")],
+            resources: [
+                .embedInCode("Web/index.html"), .embedInCode("Web/login.html"), .embedInCode("Web/dashboard.css"),
+                .embedInCode("Web/dashboard.js"),
+            ],
             swiftSettings: strict),
         // Flags more than one executable takes alike: the broker login (--username, --password-file,
         // --tls-*), so every tool that connects checks and reads them the same way.
@@ -232,6 +242,7 @@ let package = Package(
                 "BeaconDashboard", "BeaconWire", "BeaconCore", "BeaconMQTT", "BrokerHarness", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -4,10 +4,10 @@ public import Logging
 public import ServiceLifecycle
 
 /// The live dashboard: a read-only MQTT consumer (``DashboardSettings/filters``) and a web page
-/// with a JSON API and server-sent events, as one Hummingbird application. The broker feed and
-/// the update pump are the application's services: started before the HTTP server and stopped
-/// after it (the server ends the open event streams first, then the pump, then the feed
-/// disconnects).
+/// with a JSON API and server-sent events behind a login, as one Hummingbird application. The
+/// login sessions' storage, the broker feed and the update pump are the application's services:
+/// started before the HTTP server and stopped after it (the server ends the open event streams
+/// first, then the pump, then the feed disconnects).
 public enum DashboardApplication {
     /// The dashboard `settings` describe, as a service to run in the program's `ServiceGroup`;
     /// `clock` gives Unix ms (the wall clock by default). Nothing connects or listens until it
@@ -21,12 +21,14 @@ public enum DashboardApplication {
     /// The application over `store`.
     static func application(settings: DashboardSettings, store: DashboardStore, logger: Logger) -> some ApplicationProtocol {
         let url = "http://\(settings.listenHost.contains(":") ? "[\(settings.listenHost)]" : settings.listenHost):\(settings.listenPort)/"
+        let sessions = MemoryPersistDriver()
         return Application(
-            router: DashboardRoutes.router(store), server: settings.http.server,
+            router: DashboardRoutes.router(store: store, settings: settings, sessions: sessions, logger: logger), server: settings.http.server,
             configuration: settings.http.configuration(
                 host: settings.listenHost, port: settings.listenPort, serverName: "beacon-dashboard", statistics: store.listener,
                 logger: logger),
             services: [
+                sessions,
                 BrokerFeedService(settings: settings, store: store, logger: logger),
                 UpdatePumpService(settings: settings, store: store),
             ],

@@ -48,20 +48,16 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     @Option(help: "Where to serve the page and the API, HOST:PORT (0.0.0.0:8080 for every interface).")
     var listen = "127.0.0.1:8080"
 
-    @Option(help: "Connections the page's listener holds open at once; past it new ones wait until one closes.")
-    var maxConnections = 256
-
-    @Option(help: "Seconds a connection may go without a complete request (idle, or a request head sent slowly) before it is closed.")
-    var idleTimeout = 15.0
+    /// The login, the names the page is reached by, the listener's limits.
+    @OptionGroup
+    var page: DashboardPageOptions
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is not 1…65535") }
-        _ = try listenAddress()
-        guard maxConnections >= 1 else { throw ValidationError("--max-connections \(maxConnections) is not 1 or more") }
-        guard idleTimeout > 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout \(idleTimeout) is not a number of seconds above 0") }
+        try page.validate(listen: try listenAddress())
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
@@ -72,6 +68,7 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if page.hashPassword { return try DashboardPageOptions.printHash() }
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -84,8 +81,9 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
         mqtt.inboundBufferCapacity = 200_000
         let address = try listenAddress()
         var settings = DashboardSettings(
-            mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port)
-        settings.http = HTTPListenerLimits(maxConnections: maxConnections, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
+            mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port,
+            access: try page.access())
+        page.apply(to: &settings)
         let logger = Logger(label: "beaconnet.dashboard")
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: DashboardApplication.service(settings: settings, logger: logger))],

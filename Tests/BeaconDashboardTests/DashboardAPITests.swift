@@ -92,7 +92,7 @@ struct DashboardAPITests {
         let directory = try TestDirectory.make("dashboard-alone").path
         let httpPort = try Broker.unusedPort(), brokerPort = try Broker.unusedPort()
         let dashboard = try ChildProcess(executable: try DashboardStack.binary("beacon-dashboard"), arguments: [
-            "--port", "\(brokerPort)", "--listen", "127.0.0.1:\(httpPort)",
+            "--port", "\(brokerPort)", "--listen", "127.0.0.1:\(httpPort)", "--no-login",
         ], outputFile: "\(directory)/dashboard.log")
         defer { dashboard.send(SIGKILL) }
         let http = HTTPProbe(port: httpPort)

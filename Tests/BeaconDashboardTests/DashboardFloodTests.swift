@@ -18,7 +18,7 @@ struct DashboardFloodTests {
         let directory = try TestDirectory.make("dashboard-flood").path
         let httpPort = try Broker.unusedPort(), brokerPort = try Broker.unusedPort()
         let dashboard = try ChildProcess(executable: try DashboardStack.binary("beacon-dashboard"), arguments: [
-            "--port", "\(brokerPort)", "--listen", "127.0.0.1:\(httpPort)",
+            "--port", "\(brokerPort)", "--listen", "127.0.0.1:\(httpPort)", "--no-login",
             "--max-connections", "\(Self.cap)", "--idle-timeout", "\(Self.idleSeconds)",
         ], outputFile: "\(directory)/dashboard.log")
         defer { dashboard.send(SIGKILL) }

@@ -12,7 +12,9 @@ struct LiveStateTests {
     static let t0 = Fixture.t0
     static let layout = Fixture.layout
 
-    static func fresh() -> LiveState { LiveState(scheme: scheme, maxDevices: 2, maxEvents: 3, now: 1000) }
+    static func fresh() -> LiveState {
+        LiveState(scheme: scheme, limits: .init(devices: 2, events: 3, gateways: 2, aggregators: 1), now: 1000)
+    }
 
     static func apply(_ state: inout LiveState, _ topic: Topic, _ payload: [UInt8]) -> LiveUpdate? {
         state.apply(topic: scheme.string(for: topic), payload: payload, at: 2000)
@@ -33,7 +35,7 @@ struct LiveStateTests {
         #expect(view.sections[0].polygon == [[0, 0], [10, 0], [10, 8]] && view.sections[0].streetDoor)
         #expect(view.gateways.map(\.id) == ["gw-101-1a"])
         #expect(state.storeView(999) == nil)
-        #expect(state.storesView().stores.map(\.major) == [101])
+        #expect(state.storesView(for: Fixture.everyone).stores.map(\.major) == [101])
     }
 
     @Test("a store known only by its counts is listed, without a plan")
@@ -49,7 +51,7 @@ struct LiveStateTests {
     func feed() {
         var state = Self.fresh()
         for n in 1...5 { _ = Self.apply(&state, .event(Self.event(n).region, .enter), Self.event(n).encoded()) }
-        #expect(state.eventsView().map(\.seq) == [5, 4, 3])
+        #expect(state.eventsView(.chain).map(\.seq) == [5, 4, 3])
     }
 
     @Test("device states are kept up to the limit, and cleared by an empty retained message")
@@ -62,10 +64,10 @@ struct LiveStateTests {
                 since: 1_732_350_000_000, lastSeen: 1_732_350_000_000, proximity: .far, confidence: 0.5, sequence: 1)
             _ = Self.apply(&state, .deviceState(id), device.encoded())
         }
-        #expect(state.deviceView(ids[0])?.state == "inside")
-        #expect(state.deviceView(ids[2]) == nil && state.devicesNotKept == 1)
+        #expect(state.deviceView(ids[0], .chain)?.state == "inside")
+        #expect(state.deviceView(ids[2], .chain) == nil && state.devicesNotKept == 1)
         _ = Self.apply(&state, .deviceState(ids[0]), [])
-        #expect(state.deviceView(ids[0]) == nil)
+        #expect(state.deviceView(ids[0], .chain) == nil)
     }
 
     @Test("an unreadable message or a payload for another store is counted and described, not kept")

@@ -1,16 +1,39 @@
 import Hummingbird
+import HummingbirdAuth
+import Logging
 
-/// The dashboard's HTTP surface: the page and its files at the root, the JSON API and the event
-/// stream under `/api` (``APIController``).
+/// The dashboard's HTTP surface, in the order a request meets it: the `Host` check, the security
+/// headers, the session (or `--no-login`'s open access); then the login, the page's files, the
+/// pages (a login first) and the JSON API with the event stream under `/api` (``APIController``).
 enum DashboardRoutes {
-    /// A router over `store`.
-    static func router(_ store: DashboardStore) -> Router<DashboardRequestContext> {
+    /// A router over `store` for `settings`, keeping sessions in `sessions`.
+    static func router(
+        store: DashboardStore, settings: DashboardSettings, sessions: any PersistDriver, logger: Logger
+    ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
-        router.get("/") { _, _ in WebAsset.page }
-        router.get("stores/:major") { _, _ in WebAsset.page }
+        router.add(middleware: HostCheckMiddleware(allowed: settings.allowedHosts))
+        router.add(middleware: SecurityHeadersMiddleware())
+        switch settings.access {
+        case .login(let users, let secureCookie):
+            let cookie = SessionCookieParameters(name: "beaconnet_session", secure: secureCookie, sameSite: .strict)
+            router.add(middleware: SessionMiddleware(
+                storage: sessions,
+                configuration: SessionMiddlewareConfiguration(sessionCookieParameters: cookie, defaultSessionExpiration: settings.sessionLifetime)))
+            router.add(middleware: SessionAuthenticator(context: DashboardRequestContext.self) { (name: String, _) in
+                users.user(name).map { Viewer(login: .user($0.name), scope: $0.scope) }
+            })
+        case .open:
+            router.add(middleware: OpenAccessMiddleware())
+        }
         router.get("dashboard.js") { _, _ in WebAsset.script }
         router.get("dashboard.css") { _, _ in WebAsset.style }
-        APIController(store: store).addRoutes(to: router.group("api"))
+        LoginController(access: settings.access, check: PasswordCheck(), sessionLifetime: settings.sessionLifetime, logger: logger)
+            .addRoutes(to: router)
+        router.group().add(middleware: RequireViewerMiddleware(kind: .page))
+            .get("/") { _, _ in WebAsset.page }
+            .get("stores/:major") { _, _ in WebAsset.page }
+        APIController(store: store).addRoutes(
+            to: router.group("api").add(middleware: NoStoreMiddleware()).add(middleware: RequireViewerMiddleware(kind: .api)))
         return router
     }
 }

@@ -40,8 +40,14 @@ function age(ms) {
 // An error's sentence: the API answers errors as {"error": {"message": …}} (Hummingbird's HTTPError).
 const errorMessage = (answer) => (answer.body && answer.body.error && answer.body.error.message) || `The server answered ${answer.status}.`;
 
+// The session ended (logged out elsewhere, expired, the dashboard restarted): back to the login.
+function toLogin() {
+  location.assign(`/login?next=${encodeURIComponent(location.pathname)}`);
+}
+
 async function getJSON(url) {
   const response = await fetch(url, { cache: 'no-store' });
+  if (response.status === 401) toLogin();
   let body = null;
   try { body = await response.json(); } catch (e) { body = null; }
   return { ok: response.ok, status: response.status, body };
@@ -144,6 +150,7 @@ async function loadStores() {
       const answer = await getJSON('/api/stores');
       view.stores = new Map(answer.body.stores.map((s) => [s.major, s]));
       setBroker(answer.body.broker);
+      showViewer(answer.body.viewer);
     }
   } catch (e) {
     view.server = 'down';
@@ -217,30 +224,63 @@ function showBanner() {
   banner.textContent = text || '';
 }
 
-function renderHealth(health) {
-  setBroker(health.broker);
-  const aggregators = health.aggregators.map((a) => el('tr', {},
+// The health panel: the rows by id, kept up to date by the stream's changes (`health`), or
+// fetched whole again (`health-reload`, or when the stream opens).
+const health = { summary: null, now: 0, aggregators: new Map(), gateways: new Map() };
+
+function renderHealth(full) {
+  health.aggregators = new Map(full.aggregators.map((a) => [a.id, a]));
+  health.gateways = new Map(full.gateways.map((g) => [g.id, g]));
+  health.now = full.now;
+  health.summary = full;
+  drawHealth();
+}
+
+function applyHealthChanges(changes) {
+  for (const a of changes.aggregators) health.aggregators.set(a.id, a);
+  for (const g of changes.gateways) health.gateways.set(g.id, g);
+  for (const id of changes.removed_aggregators) health.aggregators.delete(id);
+  for (const id of changes.removed_gateways) health.gateways.delete(id);
+  health.now = changes.now;
+  health.summary = changes.summary;
+  drawHealth();
+}
+
+function drawHealth() {
+  const summary = health.summary;
+  setBroker(summary.broker);
+  const aggregators = [...health.aggregators.values()].sort((a, b) => a.id.localeCompare(b.id)).map((a) => el('tr', {},
     el('td', { class: 'mono' }, a.id), el('td', { class: `state-${a.state}` }, a.state),
-    el('td', { class: 'num' }, age(a.status_age_ms)), el('td', { class: 'num' }, a.lag_ms === undefined ? '–' : `${a.lag_ms} ms`),
+    el('td', { class: 'num' }, age(Math.max(0, health.now - a.status_time))), el('td', { class: 'num' }, a.lag_ms === undefined ? '–' : `${a.lag_ms} ms`),
     el('td', { class: 'num' }, a.lost_batches), el('td', { class: 'num' }, a.offline_gateways)));
-  const gateways = health.gateways.map((g) => el('tr', { title: g.detail },
+  const gatewayList = [...health.gateways.values()].sort((a, b) => a.id.localeCompare(b.id));
+  const gateways = gatewayList.map((g) => el('tr', { title: g.detail },
     el('td', { class: 'mono' }, g.id), el('td', {}, g.major === undefined ? '–' : `${g.major}/${g.minor}`),
     el('td', { class: `state-${g.state}` }, g.state), el('td', { class: 'num' }, g.lost_batches)));
-  const down = health.gateways.filter((g) => g.state !== 'online').length;
+  const down = gatewayList.filter((g) => g.state !== 'online').length;
   const panel = [
     el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'aggregator'), el('th', {}, 'state'), el('th', { class: 'num', title: 'age of its last status' }, 'age'),
       el('th', { class: 'num' }, 'lag'), el('th', { class: 'num' }, 'lost'), el('th', { class: 'num', title: 'gateways it counts offline' }, 'gw off'))),
     el('tbody', {}, ...(aggregators.length ? aggregators : [el('tr', {}, el('td', { colspan: 6, class: 'muted' }, 'No aggregator status yet.'))]))),
-    el('details', {}, el('summary', {}, `${health.gateways.length} gateways, ${down} not online`),
+    el('details', {}, el('summary', {}, `${gatewayList.length} gateways, ${down} not online`),
       el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'gateway'), el('th', {}, 'section'), el('th', {}, 'state'),
         el('th', { class: 'num' }, 'lost'))), el('tbody', {}, ...gateways))),
   ];
-  if (health.undecodable > 0) panel.push(el('p', { class: 'state-stale' }, `${health.undecodable} unreadable message(s); last: ${health.last_problem}`));
+  if (summary.undecodable > 0) panel.push(el('p', { class: 'state-stale' }, `${summary.undecodable} unreadable message(s)${summary.last_problem ? '; last: ' + summary.last_problem : ''}`));
+  const dropped = summary.gateway_statuses_dropped + summary.aggregator_statuses_dropped;
+  if (dropped > 0) panel.push(el('p', { class: 'state-stale' }, `${dropped} status(es) not kept: more gateways or aggregators than the dashboard holds`));
   byId('health').replaceChildren(...panel);
 }
 
 async function loadHealth() {
   try { renderHealth((await getJSON('/api/health')).body); } catch (e) { /* the stream's error shows the banner */ }
+}
+
+function showViewer(viewer) {
+  const who = byId('viewer');
+  if (!viewer || !viewer.user) { who.hidden = true; return; }
+  who.hidden = false;
+  byId('viewer-name').textContent = viewer.stores === 'all' ? viewer.user : `${viewer.user} · stores ${viewer.stores}`;
 }
 
 // ---- device look-up ----
@@ -285,6 +325,8 @@ function connect() {
   stream.addEventListener('error', () => {
     view.server = 'down';
     if (view.broker) setBroker(view.broker); else showBanner();
+    // A stream refused for want of a session: getJSON sends the browser to the login.
+    getJSON('/api/health').catch(() => {});
   });
   stream.addEventListener('occupancy', counted(applyOccupancy));
   stream.addEventListener('region', counted((event) => {
@@ -294,7 +336,8 @@ function connect() {
     if (view.device === event.dev) lookUp(event.dev);
   }));
   stream.addEventListener('layout', counted(() => loadStores()));
-  stream.addEventListener('health', counted(renderHealth));
+  stream.addEventListener('health', counted(applyHealthChanges));
+  stream.addEventListener('health-reload', counted(() => loadHealth()));
   stream.addEventListener('broker', counted(setBroker));
 }
 

@@ -47,7 +47,10 @@ enum Fixture {
     }
 
     /// An HTTP listener with one connection open of 256.
-    static let server = HealthView.Server(openConnections: 1, maxConnections: 256, connectionCapReached: 0)
+    static let server = HealthView.Server(
+        openConnections: 1, maxConnections: 256, connectionCapReached: 0, eventStreams: 0, maxEventStreams: 100, eventStreamsRefused: 0)
+    /// A viewer of the whole chain without a login.
+    static let everyone = Viewer(login: .none, scope: .chain)
 
     /// A retained message on `topic`.
     static func message(_ topic: Topic, _ payload: [UInt8]) -> MQTTMessage {
