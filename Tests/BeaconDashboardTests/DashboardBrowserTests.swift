@@ -80,10 +80,21 @@ struct DashboardBrowserTests {
             let updates = Int(try decode(String.self, try await browser.evaluate("document.body.dataset.updates"))) ?? 0
             return now != before && updates > 0 ? true : nil
         }
-        // Events reach the feed too.
+        // Events reach the feed too, newest first by event time, each device by a short id.
         _ = try await pollAsync("events in the page's feed", within: .seconds(30)) {
-            try await browser.evaluate("document.querySelectorAll('#events li[data-kind]').length") != "0" ? true : nil
+            (Int(try await browser.evaluate("document.querySelectorAll('#events li[data-kind]').length")) ?? 0) > 1 ? true : nil
         }
+        let times = try decode([Int64].self, try await browser.evaluate("[...document.querySelectorAll('#events li[data-kind]')].map(e => Number(e.dataset.t))"))
+        #expect(times == times.sorted(by: >), "the feed is in event-time order")
+        let device = try decode([String].self, try await browser.evaluate(
+            "(() => { const d = document.querySelector('#events .dev'); return [d.textContent, d.title]; })()"))
+        #expect(device[0].count <= 24 && device[1].count > 24 && device[1].hasSuffix(String(device[0].split(separator: "…").last ?? "")),
+                "short id \(device[0]) of \(device[1])")
+        _ = try await browser.evaluate("(() => { document.querySelector('#events .dev').click(); return true; })()")
+        _ = try await pollAsync("the clicked device looked up", within: .seconds(30)) {
+            try await browser.evaluate("document.querySelector('#device dl[data-state]') !== null") == "true" ? true : nil
+        }
+        #expect(try await browser.evaluate("document.querySelector('.legend').textContent.includes('no count yet')") == "true")
         try await browser.screenshot(to: artifacts + "/dashboard.png")
     }
 

@@ -47,10 +47,10 @@ struct LiveStateTests {
         #expect(!view.hasLayout && view.name == "store 7" && view.sections.map(\.name) == ["Shoes"])
     }
 
-    @Test("the feed keeps the newest events, newest first")
+    @Test("the feed keeps the newest events by event time, newest first, whatever order they arrive in")
     func feed() {
         var state = Self.fresh()
-        for n in 1...5 { _ = Self.apply(&state, .event(Self.event(n).region, .enter), Self.event(n).encoded()) }
+        for n in [2, 1, 5, 3, 4] { _ = Self.apply(&state, .event(Self.event(n).region, .enter), Self.event(n).encoded()) }
         #expect(state.eventsView(.chain).map(\.seq) == [5, 4, 3])
     }
 

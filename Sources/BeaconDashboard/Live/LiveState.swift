@@ -39,7 +39,7 @@ struct LiveState {
     var layouts: [StoreNumber: StoreLayout] = [:]
     var storeCounts: [StoreNumber: Occupancy] = [:]
     var sectionCounts: [SectionRef: Occupancy] = [:]
-    /// Newest last; at most ``Limits/events``.
+    /// In event-time order, newest last; at most ``Limits/events``.
     var events: [RegionEvent] = []
     var devices: [DeviceID: DeviceState] = [:]
     var gateways: [GatewayID: Heard<GatewayStatus>] = [:]
@@ -96,7 +96,10 @@ struct LiveState {
             return .occupancy(occupancy)
         case .event:
             let event = try RegionEvent.decode(payload)
-            events.append(event)
+            // Kept in event-time order: aggregators and stores deliver out of it, and a late
+            // event goes where its time puts it.
+            let index = events.lastIndex { $0.time <= event.time }.map { $0 + 1 } ?? 0
+            events.insert(event, at: index)
             if events.count > limits.events { events.removeFirst(events.count - limits.events) }
             return .event(event)
         case .deviceState(let device):

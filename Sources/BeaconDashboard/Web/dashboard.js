@@ -55,6 +55,11 @@ async function getJSON(url) {
 
 // ---- stores and plans ----
 
+// `–` is no count yet (the aggregator has published none for it), `0` a count of nobody.
+function countWords(count) {
+  return count === undefined || count === null ? 'no count published yet' : `${count} inside`;
+}
+
 function occupancyColour(count, highest) {
   if (count === undefined || count === null) return '#eceff3';
   const share = highest > 0 ? count / highest : 0;
@@ -79,7 +84,7 @@ function plan(store) {
     const group = el('g', { class: 'section', 'data-major': store.major, 'data-minor': section.minor });
     group.append(
       el('polygon', { points: corners.map((p) => p.join(',')).join(' '), fill: occupancyColour(section.count, highest) },
-        el('title', {}, `${section.name} (${store.major}/${section.minor}): ${section.count ?? '–'} inside`)),
+        el('title', {}, `${section.name} (${store.major}/${section.minor}): ${countWords(section.count)}`)),
       el('text', { x: cx, y: cy - font * 0.7, 'font-size': font }, section.name),
       el('text', { class: 'count', x: cx, y: cy + font * 0.7, 'font-size': font * 1.4, 'data-role': 'plan-count' }, section.count ?? '–'));
     if (section.street_door) {
@@ -101,7 +106,8 @@ function plan(store) {
 function sectionTable(store) {
   const rows = store.sections.map((s) => el('tr', { 'data-minor': s.minor },
     el('td', {}, s.name), el('td', { class: 'num muted' }, s.minor),
-    el('td', { class: 'num', 'data-role': 'section-count', 'data-major': store.major, 'data-minor': s.minor }, s.count ?? '–')));
+    el('td', { class: 'num', 'data-role': 'section-count', 'data-major': store.major, 'data-minor': s.minor, title: countWords(s.count) },
+      s.count ?? '–')));
   return el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'section'), el('th', { class: 'num' }, 'minor'),
     el('th', { class: 'num' }, 'inside'))), el('tbody', {}, ...rows));
 }
@@ -178,18 +184,36 @@ function applyOccupancy(update) {
 
 // ---- events ----
 
+// A device id short enough for the feed: its kind and the end that tells devices apart
+// (`ib-…A71096E0-1000-47` for `ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1000-47`); the whole id
+// is the element's title (on hover) and a click looks the device up.
+function shortId(id) {
+  if (id.length <= 24) return id;
+  const kind = id.slice(0, id.indexOf('-') + 1);
+  return `${kind}…${id.slice(-16)}`;
+}
+
+function deviceLink(id) {
+  const link = el('button', { type: 'button', class: 'dev', title: id, 'data-dev': id }, shortId(id));
+  link.addEventListener('click', () => { byId('device-id').value = id; lookUp(id); });
+  return link;
+}
+
+// Newest first by event time (then sequence): aggregators and stores deliver out of that order.
+function byEventTime(a, b) { return b.t - a.t || b.seq - a.seq; }
+
 function renderEvents() {
   const list = byId('events');
   const shown = view.events.filter((e) => view.only === null || String(e.major) === String(view.only)).slice(0, 60);
-  list.replaceChildren(...shown.map((e) => el('li', { 'data-kind': e.kind },
+  list.replaceChildren(...shown.map((e) => el('li', { 'data-kind': e.kind, 'data-t': e.t },
     el('span', { class: 'muted' }, clock(e.t)), ' ', el('span', { class: e.kind }, e.kind.toUpperCase()), ' ',
     `${e.store_name}${e.section_name ? ' › ' + e.section_name : ''} (${e.major}${e.minor !== undefined ? '/' + e.minor : ''}) `,
-    el('span', { class: 'dev' }, e.dev))));
+    deviceLink(e.dev))));
   if (shown.length === 0) list.append(el('li', { class: 'muted' }, 'No event yet.'));
 }
 
 async function loadEvents() {
-  try { view.events = (await getJSON('/api/events')).body || []; } catch (e) { return; }
+  try { view.events = ((await getJSON('/api/events')).body || []).sort(byEventTime); } catch (e) { return; }
   renderEvents();
 }
 
@@ -330,7 +354,8 @@ function connect() {
   });
   stream.addEventListener('occupancy', counted(applyOccupancy));
   stream.addEventListener('region', counted((event) => {
-    view.events.unshift(event);
+    view.events.push(event);
+    view.events.sort(byEventTime);
     view.events.length = Math.min(view.events.length, 200);
     renderEvents();
     if (view.device === event.dev) lookUp(event.dev);
