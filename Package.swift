@@ -108,7 +108,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The live dashboard: a read-only MQTT consumer and a web page (plain HTML/CSS/JS embedded in
-        // the binary, server-sent events) with a JSON API.
+        // the binary, server-sent events) with a JSON API, behind a login (hummingbird-auth).
         .target(
             name: "BeaconDashboard",
             dependencies: [

@@ -94,7 +94,7 @@ struct DashboardRouterTests {
     func stream() async throws {
         try await RouterClient.with { router in
             async let answer = router.get("/api/stream")
-            _ = try await pollAsync("the stream to be listening", within: .seconds(30)) { router.store.broadcaster.count == 1 ? true : nil }
+            _ = try await pollAsync("the stream to be listening", within: .seconds(300)) { router.store.broadcaster.count == 1 ? true : nil }
             router.store.receive(Fixture.message(Fixture.count(7).topic, Fixture.count(7).encoded()))
             router.store.receive(Fixture.message(.event(Fixture.event(3).region, .enter), Fixture.event(3).encoded()))
             router.store.broadcaster.closeAll()
