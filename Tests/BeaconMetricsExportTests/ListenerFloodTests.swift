@@ -10,7 +10,7 @@ import Testing
 /// stops accepting at the cap (a few more may come in with the accept cycle that reached it),
 /// counts and logs that, times the slow clients out, and still answers a normal request. Against
 /// the real aggregator, its MQTT side keeps deciding meanwhile.
-@Suite("HTTP listeners under a slow-client flood", .serialized, .timeLimit(.minutes(5)))
+@Suite("HTTP listeners under a slow-client flood", .serialized, .timeLimit(.minutes(10)))
 struct ListenerFloodTests {
     /// Connections NIO may accept in the read cycle that reaches the cap (its `maxMessagesPerRead`).
     static let acceptCycle = 4
@@ -42,7 +42,7 @@ struct ListenerFloodTests {
     /// connections `export` showed open.
     static func flood(port: Int, export: PrometheusExport) async throws -> Int {
         let http = HTTPProbe(port: port)
-        _ = try await pollAsync("the metrics listener", within: .seconds(30)) { try await http.get("/metrics").status == 200 ? true : nil }
+        _ = try await pollAsync("the metrics listener", within: .seconds(300)) { try await http.get("/metrics").status == 200 ? true : nil }
         return try await SlowClientFlood.during(port: port, count: 24, every: .milliseconds(500)) { flood in
             var mostOpen = 0
             func watch() -> String {
@@ -50,12 +50,12 @@ struct ListenerFloodTests {
                 mostOpen = max(mostOpen, Int(Scrape.value(text, "beaconnet_http_connections", [#"listener="metrics""#]) ?? 0))
                 return text
             }
-            _ = try await pollAsync("the cap to be reached and counted", within: .seconds(60)) {
+            _ = try await pollAsync("the cap to be reached and counted", within: .seconds(300)) {
                 (Scrape.value(watch(), "beaconnet_http_connection_cap_reached_total", [#"listener="metrics""#]) ?? 0) >= 1 ? true : nil
             }
-            let answer = try await http.get("/metrics", timeout: .seconds(60))
+            let answer = try await http.get("/metrics", timeout: .seconds(300))
             #expect(answer.status == 200 && flood.dripping > 0, "a normal request is answered while the flood goes on")
-            _ = try await pollAsync("every slow client to be timed out", within: .seconds(120), every: .milliseconds(200), explain: {
+            _ = try await pollAsync("every slow client to be timed out", within: .seconds(300), every: .milliseconds(200), explain: {
                 "\(flood.closedByServer) of 24 closed by the server"
             }) {
                 _ = watch()
@@ -81,7 +81,7 @@ struct ListenerFloodTests {
             defer { for process in [sim, aggregator] { process.send(SIGKILL) } }
             let log = { (try? String(contentsOfFile: "\(directory)/aggregator.log", encoding: .utf8)) ?? "" }
             let http = HTTPProbe(port: port)
-            _ = try await pollAsync("the aggregator deciding", within: .seconds(60), explain: { String(log().suffix(2000)) }) {
+            _ = try await pollAsync("the aggregator deciding", within: .seconds(300), explain: { String(log().suffix(2000)) }) {
                 (Scrape.value(try await http.get("/metrics").text, "beaconnet_aggregator_transitions_total") ?? 0) > 0 ? true : nil
             }
             let baseline = try #require(ProcessList.openDescriptors(of: aggregator.pid))
@@ -90,19 +90,21 @@ struct ListenerFloodTests {
             let mostDescriptors = try await SlowClientFlood.during(port: port, count: count) { flood in
                 var most = baseline
                 let watch = { most = max(most, ProcessList.openDescriptors(of: aggregator.pid) ?? most) }
-                _ = try await pollAsync("the cap line in the aggregator's log", within: .seconds(60), explain: { String(log().suffix(2000)) }) {
+                _ = try await pollAsync("the cap line in the aggregator's log", within: .seconds(300), explain: { String(log().suffix(2000)) }) {
                     watch()
                     return log().contains("HTTP listener at its connection cap") ? true : nil
                 }
                 // The MQTT side decides while the listener is full: enter and exit events keep coming.
-                try await runCommand("/usr/bin/mosquitto_sub", [
-                    "-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "beaconnet/events/#", "-C", "3", "-W", "50",
-                ])
+                let events = try ChildProcess(executable: "/usr/bin/mosquitto_sub", arguments: [
+                    "-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "beaconnet/events/#", "-C", "3",
+                ], outputFile: "\(directory)/events.txt")
+                defer { events.send(SIGKILL) }
+                #expect(await events.waitForExit(timeout: .seconds(300)) && events.exitStatus == 0, "three events during the flood")
                 watch()
-                let answer = try await http.get("/metrics", timeout: .seconds(90))
+                let answer = try await http.get("/metrics", timeout: .seconds(300))
                 #expect(answer.status == 200 && flood.dripping > 0, "a normal request is answered while the flood goes on")
                 #expect((Scrape.value(answer.text, "beaconnet_http_connection_cap_reached_total", [#"listener="metrics""#]) ?? 0) >= 1)
-                _ = try await pollAsync("every slow client to be timed out", within: .seconds(150), every: .milliseconds(250), explain: {
+                _ = try await pollAsync("every slow client to be timed out", within: .seconds(300), every: .milliseconds(250), explain: {
                     "\(flood.closedByServer) of \(count) closed by the aggregator"
                 }) {
                     watch()

@@ -100,7 +100,7 @@ func withDashboardStack<T>(
             }
         }
         do {
-            let cookie = try await pollAsync("a login to the dashboard", within: .seconds(60)) {
+            let cookie = try await pollAsync("a login to the dashboard", within: .seconds(300)) {
                 try await DashboardStack.login(port: httpPort, user: "tester", password: password)
             }
             let stack = DashboardStack(broker: broker, directory: directory, httpPort: httpPort, password: password, cookie: cookie)
