@@ -130,7 +130,7 @@ struct ExitStatusTests {
         try await withBroker { broker in
             // The broker holds its port: the dashboard can reach it, and cannot listen on it.
             let result = try await CommandLineTests.run("beacon-dashboard", [
-                "--port", "\(broker.port)", "--listen", "127.0.0.1:\(broker.port)", "--log-level", "critical",
+                "--port", "\(broker.port)", "--listen", "127.0.0.1:\(broker.port)", "--no-login", "--log-level", "critical",
             ])
             #expect(result.status == ExitStatus.unavailable.rawValue, "\(result.output)")
             #expect(result.output.contains("127.0.0.1:\(broker.port) is in use by another program"), "\(result.output)")
