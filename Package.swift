@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "BeaconMQTT", targets: ["BeaconMQTT"]),
         .library(name: "BeaconEdge", targets: ["BeaconEdge"]),
         .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
+        // For the fuzz package (Fuzz/), which sees products only: the ground-truth reader.
+        .library(name: "BeaconSim", targets: ["BeaconSim"]),
         .executable(name: "beacon-edge", targets: ["beacon-edge"]),
         .executable(name: "beacon-aggregator", targets: ["beacon-aggregator"]),
         .executable(name: "beacon-sim", targets: ["beacon-sim"]),
@@ -36,6 +38,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         // Hummingbird's own; named for NIOCore's IOError, which says why a listen address failed.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.0.0"),
+        // HTTP field names Hummingbird does not name (the dashboard's security headers).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        // The dashboard's login: sessions in a cookie, bcrypt password hashes.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -92,11 +98,13 @@ let package = Package(
             ],
             swiftSettings: strict),
         // `--metrics HOST:PORT` of beacon-aggregator and beacon-edge: swift-prometheus's registry as
-        // the process's metrics factory, served at /metrics by a small Hummingbird listener.
+        // the process's metrics factory, served at /metrics by a small Hummingbird listener; and the
+        // limits every HTTP listener (the dashboard's too) holds: a connection cap, an idle timeout.
         .target(
             name: "BeaconMetricsExport",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -104,16 +112,22 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The live dashboard: a read-only MQTT consumer and a web page (plain HTML/CSS/JS embedded in
-        // the binary, server-sent events) with a JSON API.
+        // the binary, server-sent events) with a JSON API, behind a login (hummingbird-auth).
         .target(
             name: "BeaconDashboard",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconMetricsExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/dashboard.css"), .embedInCode("Web/dashboard.js")],
+            resources: [
+                .embedInCode("Web/index.html"), .embedInCode("Web/login.html"), .embedInCode("Web/dashboard.css"),
+                .embedInCode("Web/dashboard.js"),
+            ],
             swiftSettings: strict),
         // The executables' plumbing, once: the broker flags (--host, --port, --client-id, the login
         // and TLS), --log-level and the logging set-up, exit statuses with a message, and plain words
@@ -235,13 +249,20 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BeaconDashboardTests",
-            dependencies: ["BeaconDashboard", "BeaconWire", "BeaconCore", "BrokerHarness", "TestSupport"],
+            dependencies: [
+                "BeaconDashboard", "BeaconWire", "BeaconCore", "BeaconMQTT", "BrokerHarness", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "BeaconMetricsExportTests",
             dependencies: [
                 "BeaconMetricsExport", "BrokerHarness", "TestSupport",
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .testTarget(

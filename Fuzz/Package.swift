@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // Coverage-guided fuzz targets (libFuzzer) for BeaconNet's parsers that face the outside: wire
-// payloads, topics, HCI events with their AD structures, btsnoop captures, chain and edge configs.
+// payloads, topics, HCI events with their AD structures, btsnoop captures, chain and edge configs,
+// calibration and ground-truth files.
 //
 // A package of its own that depends on BeaconNet by path, so the main package's `swift build` and
 // `swift test` never see a fuzz entry point nor the fuzzer's flags. deploy/scripts/fuzz.sh builds it
@@ -47,5 +48,7 @@ let package = Package(
         fuzzTarget("fuzz-btsnoop", ["BeaconCore", "BeaconEdge"]),
         fuzzTarget("fuzz-chain-config", ["BeaconEngine"]),
         fuzzTarget("fuzz-edge-config", ["BeaconEdge"]),
+        fuzzTarget("fuzz-calibration", ["BeaconEngine", "BeaconCore"]),
+        fuzzTarget("fuzz-truth", ["BeaconSim"]),
     ]
 )

@@ -2,8 +2,8 @@
 """Writes the seed corpus of every fuzz target into OUT/<target>/, from what the project already
 has: the shared captures and vectors (../shared/testdata, read where they are, never copied into
 the repository), the golden and malformed payloads and the config and topic strings of the tests,
-and the example configs. A few seeds are built here by hand: btsnoop files of each datalink, and
-AD vectors wrapped into legacy and extended advertising report events.
+and the example configs. A few seeds are built here by hand: btsnoop files of each datalink, AD
+vectors wrapped into legacy and extended advertising report events, calibration and truth files.
 
     Fuzz/make-seeds.py OUT [TESTDATA]     # TESTDATA defaults to ../shared/testdata
 
@@ -115,6 +115,22 @@ def main() -> None:
         "allow_list": {"eddystone_namespaces": ["edd1ebeac04e5defa017"], "altbeacon_ids": ["2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6"]},
         "buffer": {"max_batches": 100, "spill_file": "/tmp/spill", "memory_batches": 10}, "topic_root": "acme/beaconnet",
         "include_address": True}).encode())
+
+    # Calibration files: the texts of the calibration file tests, and one with outside fingerprints.
+    for path in ["Tests/BeaconEngineTests/CalibrationFileTests.swift", "Tests/BeaconEngineTests/CalibrationOutsideFileTests.swift"]:
+        for text in swift_raw_strings(ROOT / path):
+            if text.lstrip().startswith("{"):
+                write(out, "fuzz-calibration", text.encode())
+    fingerprint = {"gateway": "gw-a", "section": 10, "mean_dbm": -55.5, "sd_db": 4, "heard": 0.95, "samples": 120}
+    write(out, "fuzz-calibration", json.dumps({"comment": "walk", "stores": [{"major": 1, "fingerprints": [fingerprint],
+        "outside": [{"gateway": "gw-a", "mean_dbm": -70, "sd_db": 5, "heard": 0.5}]}]}, indent=2).encode())
+
+    # Truth files: each kind of line, ISO and Unix times, comments, CR LF line ends.
+    dev = "ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-7"
+    truth = [f'{{"t":"2021-08-03T10:01:50Z","dev":"{dev}","unscored":true}}', f'{{"t":1627984920000,"dev":"{dev}","major":12,"minor":1}}',
+             f'{{"t":"2021-08-03T12:02:40.2+02:00","dev":"{dev}","major":null,"minor":null}}', '{"t":1627985100000,"end":true}']
+    write(out, "fuzz-truth", ("# a walk\n" + "\n".join(truth) + "\n").encode())
+    write(out, "fuzz-truth", "\r\n".join(truth).encode())
 
     # HCI events and btsnoop files, hand-built: an iBeacon, an Eddystone-UID, a split extended advert.
     ibeacon = bytes.fromhex("0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e0000100cfc5")

@@ -4,17 +4,22 @@ public import ServiceLifecycle
 
 /// Serves ``PrometheusExport/exposition()`` at `GET /metrics` on one address, until the service
 /// group shuts down: the `--metrics HOST:PORT` of beacon-aggregator and beacon-edge. Everything
-/// else answers 404. A port that cannot be bound fails the service, and with it the program,
-/// saying so — a metrics endpoint asked for and silently missing would look like a dead process.
+/// else answers 404. The listener holds at most ``HTTPListenerLimits/metrics`` connections and
+/// closes idle ones, recording both in the export it serves (``HTTPListenerStatistics``), so a
+/// flood of connections cannot take the process's file descriptors. A port that cannot be bound
+/// fails the service, and with it the program, saying so — a metrics endpoint asked for and
+/// silently missing would look like a dead process.
 public struct MetricsExportService: Service {
     private let endpoint: ListenAddress
     private let export: PrometheusExport
+    private let limits: HTTPListenerLimits
     private let logger: Logger
 
-    /// The listener for `export` on `endpoint`.
-    public init(endpoint: ListenAddress, export: PrometheusExport, logger: Logger) {
+    /// The listener for `export` on `endpoint`, within `limits`.
+    public init(endpoint: ListenAddress, export: PrometheusExport, limits: HTTPListenerLimits = .metrics, logger: Logger) {
         self.endpoint = endpoint
         self.export = export
+        self.limits = limits
         self.logger = logger
     }
 
@@ -31,11 +36,13 @@ public struct MetricsExportService: Service {
         let logger = self.logger
         var serverLogger = logger
         // Hummingbird logs every request at debug, and its lifecycle at info: keep the
-        // program's own level, with a label of its own.
+        // program's own level, with the endpoint named.
         serverLogger[metadataKey: "metrics.endpoint"] = "\(endpoint)"
+        let statistics = HTTPListenerStatistics(listener: "metrics", maxConnections: limits.maxConnections, factory: export.factory)
         let app = Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname(endpoint.host, port: endpoint.port), serverName: "beaconnet-metrics"),
+            router: router, server: limits.server,
+            configuration: limits.configuration(
+                host: endpoint.host, port: endpoint.port, serverName: "beaconnet-metrics", statistics: statistics, logger: serverLogger),
             onServerRunning: { _ in logger.info("serving metrics", metadata: ["metrics.url": "\(endpoint.url)metrics"]) },
             logger: serverLogger)
         do {

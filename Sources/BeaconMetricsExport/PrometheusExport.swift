@@ -15,10 +15,11 @@ public struct PrometheusExport: Sendable {
     /// A description per metric family name; names missing here get a generic one.
     public let help: [String: String]
 
-    /// An export with a fresh registry and the descriptions `help`.
+    /// An export with a fresh registry and the descriptions `help`, and those of the HTTP
+    /// listeners' own families (``HTTPListenerStatistics/metricHelp``).
     public init(help: [String: String], registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
-        self.help = help
+        self.help = help.merging(HTTPListenerStatistics.metricHelp) { own, _ in own }
     }
 
     /// The swift-metrics factory that records into ``registry``.

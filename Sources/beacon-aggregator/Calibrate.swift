@@ -18,7 +18,7 @@ struct Calibrate: ParsableCommand {
             Record the walk with: mosquitto_sub -v -t 'beaconnet/sightings/#' > walk.txt, and write its truth by hand \
             (docs/TRUTH.md). The chain's own calibration file, if any, is not read: a walk replaces it. \
             Then name the file in the chain's "calibration" key, set "rule": "fingerprint" in its tuning, and run check-config.
-            A bad chain exits 78; a truth or trace that cannot be read or does not fit the chain and the walk, 65.
+            A bad chain exits 78; a truth or trace that cannot be read, is damaged (as replay says) or does not fit the chain and the walk, 65.
             """)
 
     @Option(help: "The chain config (JSON).")
@@ -62,10 +62,13 @@ struct Calibrate: ParsableCommand {
     func calibrate() throws {
         // The chain only: the calibration it names may be the one this walk replaces, no longer
         // fitting a changed chain.
-        guard let data = FileManager.default.contents(atPath: config) else {
-            throw ConfigError(file: config, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
+        let contents: [UInt8]
+        do {
+            contents = try ConfigFile.read(config)
+        } catch {
+            throw ConfigError(file: config, issues: [ConfigIssue(path: "$", message: "cannot read the file: \(error.reason)")])
         }
-        var chainConfig = try ChainConfig.load(contents: Array(data), file: config)
+        var chainConfig = try ChainConfig.load(contents: contents, file: config)
         chainConfig.calibrationFile = nil
         let chain = try WalkCalibration.uncalibrated(chainConfig).resolve()
         let scheme: TopicScheme
@@ -112,14 +115,16 @@ struct Calibrate: ParsableCommand {
     /// `learnt` with the stores the output file already calibrates and this walk did not: a chain
     /// is calibrated one store (one walk) at a time into one file. Also returns the stores kept.
     func merged(_ learnt: Calibration) throws -> (calibration: Calibration, kept: [Int]) {
-        guard let data = FileManager.default.contents(atPath: output) else { return (learnt, []) }
+        guard FileManager.default.fileExists(atPath: output) else { return (learnt, []) }
         let existing: Calibration
         do {
-            existing = try Calibration.parse(Array(data))
-        } catch {
+            existing = try Calibration.parse(try ConfigFile.read(output))
+        } catch let error as ConfigError {
             var located = error
             located.file = output
             throw CalibrationError(file: output, reason: "is there, and is not a calibration to add this walk's stores to (remove it, or choose another --output):\n\(located)")
+        } catch {
+            throw CalibrationError(file: output, reason: "is there, and cannot be read to add this walk's stores to: \(error)")
         }
         let walked = Set(learnt.stores.map(\.major))
         let kept = existing.stores.filter { !walked.contains($0.major) }
@@ -131,27 +136,16 @@ struct Calibrate: ParsableCommand {
         return (calibration, kept.map(\.major))
     }
 
-    /// Every sightings batch of the traces, in `sent` order, and each trace's span; a line that is
-    /// not a batch is reported with its file and line, and skipped, as `replay` does.
+    /// Every sightings batch of the traces, in `sent` order, and each trace's span. A sightings
+    /// line whose batch does not decode is reported with its file and line, and skipped, as
+    /// `replay` refuses it; a trace that `replay` calls damaged — lines that are not
+    /// `topic payload`, a last line cut off mid-message — is refused, as no calibration should be
+    /// learnt from part of a walk.
     func readTraces(scheme: TopicScheme) throws -> (batches: [SimulatedBatch], parts: [ClosedRange<Int64>]) {
         var batches: [SimulatedBatch] = []
         var parts: [ClosedRange<Int64>] = []
         for path in traces {
-            var reader = try TraceReader(path: path)
-            var mine: [SimulatedBatch] = []
-            while let line = reader.next() {
-                switch line {
-                case .failure(let error):
-                    StandardError.write("\(path): \(error)\n")
-                case .success(let line):
-                    do {
-                        if let batch = try TraceBatch.batch(topic: line.topic, payload: line.payload, scheme: scheme) { mine.append(batch) }
-                    } catch {
-                        StandardError.write("\(path):\(reader.lineNumber): \(error.reason); skipped\n")
-                    }
-                }
-            }
-            if let error = reader.readError { throw CalibrationError(file: path, reason: "\(error)") }
+            let mine = try readTrace(path, scheme: scheme)
             guard let first = mine.map(\.sent).min(), let last = mine.map(\.sent).max() else {
                 throw CalibrationError(file: path, reason: "no sightings batch under \(topicRoot)/sightings/: the aggregator's output instead of the edges', or another --topic-root?")
             }
@@ -161,6 +155,36 @@ struct Calibrate: ParsableCommand {
         // Stable: each gateway's batches stay in their recorded order.
         let ordered = batches.enumerated().sorted { ($0.element.sent, $0.offset) < ($1.element.sent, $1.offset) }.map(\.element)
         return (ordered, parts)
+    }
+
+    /// The sightings batches of the trace at `path`, in file order; throws for a damaged trace.
+    func readTrace(_ path: String, scheme: TopicScheme) throws -> [SimulatedBatch] {
+        var reader = try TraceReader(path: path)
+        var batches: [SimulatedBatch] = []
+        var badLines = 0
+        var cutOffLine: Int?
+        while let line = reader.next() {
+            switch line {
+            case .failure(let error):
+                badLines += 1
+                FileHandleStderr.write("\(path): \(error)\n")
+            case .success(let line):
+                do {
+                    if let batch = try TraceBatch.batch(topic: line.topic, payload: line.payload, scheme: scheme) { batches.append(batch) }
+                } catch {
+                    if reader.endsMidLine { cutOffLine = reader.lineNumber }
+                    FileHandleStderr.write("\(path):\(reader.lineNumber): \(error.reason); skipped\n")
+                }
+            }
+        }
+        if let error = reader.readError { throw CalibrationError(file: path, reason: "\(error)") }
+        var damage: [String] = []
+        if badLines > 0 { damage.append("has \(badLines) line(s) that are not 'topic payload'") }
+        if let cutOffLine { damage.append("ends mid-message: line \(cutOffLine) has no line end and does not decode (cut off while recorded or copied?)") }
+        guard damage.isEmpty else {
+            throw CalibrationError(file: path, reason: damage.joined(separator: " and ") + "; a walk is learnt from whole traces only, as replay reads them")
+        }
+        return batches
     }
 
     /// What the chain's `calibration` key should say: the output's path relative to the chain

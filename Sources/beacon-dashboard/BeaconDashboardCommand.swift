@@ -37,11 +37,15 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     @Option(help: "Where to serve the page and the API, HOST:PORT (0.0.0.0:8080 for every interface).")
     var listen = "127.0.0.1:8080"
 
+    /// The login, the names the page is reached by, the listener's limits.
+    @OptionGroup
+    var page: DashboardPageOptions
+
     @OptionGroup
     var logging: LoggingOptions
 
     func validate() throws {
-        _ = try listenAddress()
+        try page.validate(listen: try listenAddress())
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
@@ -56,18 +60,21 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if page.hashPassword { return try DashboardPageOptions.printHash() }
         logging.bootstrap()
         let id = broker.login.username ?? "beacon-dashboard-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
         var mqtt = try broker.configuration(defaultClientID: id)
         // The retained device states arrive all at once at every (re)subscription.
         mqtt.inboundBufferCapacity = 200_000
         let address = try listenAddress()
-        let settings = DashboardSettings(
-            mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port)
+        var settings = DashboardSettings(
+            mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port,
+            access: try page.access())
+        page.apply(to: &settings)
         let logger = Logger(label: "beaconnet.dashboard")
         try await BrokerPreflight.check(mqtt, logger: logger)
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: DashboardService(settings: settings, logger: logger))],
+            services: [.init(service: DashboardApplication.service(settings: settings, logger: logger))],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()

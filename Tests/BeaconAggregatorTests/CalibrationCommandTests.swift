@@ -203,4 +203,22 @@ struct CalibrationCommandTests {
         #expect(check.status == 78, "\(check.output)")
         #expect(check.output.contains("\(path): 1 problem") && check.output.contains("$.stores[0].fingerprints[0].sample: unknown key (did you mean \"samples\"?)"), "\(check.output)")
     }
+
+    @Test("calibrate refuses a damaged trace as replay does (65): one cut off mid-message, one with a line that is not 'topic payload'")
+    func damagedTrace() async throws {
+        for damage in ["cut", "line"] {
+            let folder = try Self.site()
+            let trace = folder.appendingPathComponent("walk.txt")
+            let text = try String(contentsOf: trace, encoding: .utf8)
+            let damaged = damage == "cut" ? String(text.dropLast(40)) : text + "no-space-in-this-line\n"
+            try damaged.write(to: trace, atomically: true, encoding: .utf8)
+            let run = try await CommandLineTests.run("beacon-aggregator", [
+                "calibrate", "--config", folder.appendingPathComponent("chain.json").path,
+                "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", folder.appendingPathComponent("out.json").path, trace.path,
+            ])
+            let words = damage == "cut" ? "ends mid-message: line \(text.split(separator: "\n").count)" : "has 1 line(s) that are not 'topic payload'"
+            #expect(run.status == 65 && run.output.contains("walk.txt: \(words)"), "\(damage): exit \(run.status.map(String.init) ?? "?"): \(run.output)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.json").path))
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import TestSupport
 import Testing
@@ -162,6 +163,97 @@ struct ConfigTests {
                 "$.stores[0].sections[0]", "$.stores[0].sections[1]",
             ])
             #expect(error.description.hasPrefix("config: 5 problems"))
+        }
+    }
+
+    @Test("each problem names its file, line and column, as compilers write them; a check's too")
+    func locations() throws {
+        let text = """
+            {
+              "site_uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+              "stores": [
+                {"major": 1, "sections": [{"minor": 1}, {"minor": "3"}]}
+              ],
+              "gateways": [{"id": "gw-1", "store": 1, "section": 1}]
+            }
+            """
+        let path = try TestDirectory.make("located").appendingPathComponent("chain.json").path
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        do {
+            _ = try ChainConfig.load(path: path)
+            Issue.record("accepted a minor given as a string")
+        } catch {
+            #expect(error.issues.map(\.location) == [TextLocation(line: 4, column: 55)], "\(error)")
+            #expect(error.description.contains(#"\#(path):4:55: $.stores[0].sections[1].minor: has the wrong type, expected an integer, found "3""#),
+                    "\(error)")
+        }
+        // A check across values (a store defined twice) is placed at the value it names.
+        let twice = text.replacingOccurrences(of: #"{"minor": "3"}]}"#, with: #"{"minor": 2}]}, {"major": 1, "sections": [{"minor": 1}]}"#)
+        do {
+            _ = try ChainConfig.parse(Array(twice.utf8))
+            Issue.record("accepted a store defined twice")
+        } catch {
+            let issue = try #require(error.issues.first { $0.path == "$.stores[1].major" }, "\(error)")
+            #expect(issue.location == TextLocation(line: 4, column: 71) && issue.message.contains("already defined at $.stores[0]"), "\(error)")
+        }
+    }
+
+    @Test("what the chain writes (every key, the tuning's included) reads back as the same chain")
+    func roundTrip() throws {
+        var config = Fixture.config { tuning in
+            tuning.rule = .position
+            tuning.exitRule = .timeout
+            tuning.switchMarginDB = 7
+            tuning.minSightingsToEnter = 3
+            tuning.streetExit = false
+            tuning.windowSeconds = 6
+        }
+        config.stores[0].mountHeight = 2.5
+        config.stores[0].notifyOnExit = false
+        config.stores[0].sections[0].polygon = [[0, 0], [4, 0], [4, 3], [0, 3]]
+        config.stores[0].sections[0].streetDoor = true
+        config.gateways[0].position = [1, 1]
+        config.gateways[0].calibrationDB = -2.5
+        config.gateways[0].pathLossExponent = 2.2
+        config.calibrationFile = "calibration.json"
+        let text = try JSONEncoder().encode(config)
+        #expect(try ChainConfig.parse(Array(text)) == config)
+    }
+
+    @Test("a problem of a key given with --tuning says so, and has no place in the file")
+    func overlayLocations() throws {
+        let path = Self.root.appendingPathComponent("config/chain.example.json").path
+        do {
+            _ = try ChainConfig.load(path: path, tuning: #"{"dwell_s":-1,"dwell_s":2,"rule":"kalman"}"#)
+            Issue.record("accepted a bad overlay")
+        } catch {
+            #expect(Set(error.issues.map(\.path)) == ["$.tuning.dwell_s", "$.tuning.rule"], "\(error)")
+            #expect(error.issues.allSatisfy { $0.location == nil && $0.message.hasSuffix("(from --tuning)") }, "\(error)")
+        }
+        do {
+            _ = try ChainConfig.load(path: path, tuning: #"{"rule":"hmm",}"#)
+            Issue.record("accepted an overlay that is not JSON")
+        } catch {
+            #expect(error.file == nil && error.issues.first?.message.contains("1:15: a comma before '}'") == true, "\(error)")
+        }
+    }
+
+    @Test("a config file is read whole up to its limit; a missing one, a directory or a larger one is said in words")
+    func files() throws {
+        let directory = try TestDirectory.make("config-file")
+        let path = directory.appendingPathComponent("chain.json").path
+        try String(repeating: " ", count: 100_000).appending("{}").write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(try ConfigFile.read(path).count == 100_002)
+        let cases = [(path + ".gone", ConfigFile.maxSize, "No such file or directory"), (directory.path, ConfigFile.maxSize, "it is a directory"),
+                     (path, 1000, "it is larger than 1000 bytes")]
+        for (file, limit, words) in cases {
+            #expect { _ = try ConfigFile.read(file, limit: limit) } throws: { "\($0)".contains(words) }
+        }
+        do {
+            _ = try ChainConfig.load(path: path + ".gone")
+            Issue.record("loaded a missing file")
+        } catch {
+            #expect(error.description == "\(path).gone: 1 problem\n  \(path).gone: $: cannot read the file: No such file or directory")
         }
     }
 }

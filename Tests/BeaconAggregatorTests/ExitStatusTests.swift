@@ -89,6 +89,19 @@ struct ExitStatusTests {
         #expect(result.output.contains("truth.jsonl:"), "the file and line: \(result.output)")
     }
 
+    @Test("evaluate: a truth with no change in it, or one that cannot be read, is 65, naming the file in words")
+    func emptyOrMissingTruth() async throws {
+        let directory = try TestDirectory.make("empty-truth")
+        let events = directory.appendingPathComponent("events.txt").path, truth = directory.appendingPathComponent("truth.jsonl").path
+        try "".write(toFile: events, atomically: false, encoding: .utf8)
+        try "# nothing yet\n{\"t\":1790000000000,\"end\":true}\n".write(toFile: truth, atomically: false, encoding: .utf8)
+        let empty = try await CommandLineTests.run("beacon-sim", ["evaluate", "--truth", truth, "--events", events])
+        #expect(empty.status == ExitStatus.dataError.rawValue && empty.output.contains("truth.jsonl: holds no change"), "\(empty.output)")
+        let missing = try await CommandLineTests.run("beacon-sim", ["evaluate", "--truth", truth + ".gone", "--events", events])
+        #expect(missing.status == ExitStatus.dataError.rawValue && missing.output.contains("truth.jsonl.gone: cannot read the file"), "\(missing.output)")
+        #expect(!missing.output.contains("NSCocoaErrorDomain"), "\(missing.output)")
+    }
+
     static let badCommandLines: [(String, [String])] = [
         ("beacon-edge", ["--no-such-flag"]),
         ("beacon-aggregator", ["run", "--no-such-flag"]),
@@ -117,7 +130,7 @@ struct ExitStatusTests {
         try await withBroker { broker in
             // The broker holds its port: the dashboard can reach it, and cannot listen on it.
             let result = try await CommandLineTests.run("beacon-dashboard", [
-                "--port", "\(broker.port)", "--listen", "127.0.0.1:\(broker.port)", "--log-level", "critical",
+                "--port", "\(broker.port)", "--listen", "127.0.0.1:\(broker.port)", "--no-login", "--log-level", "critical",
             ])
             #expect(result.status == ExitStatus.unavailable.rawValue, "\(result.output)")
             #expect(result.output.contains("127.0.0.1:\(broker.port) is in use by another program"), "\(result.output)")

@@ -61,19 +61,18 @@ struct DashboardAPITests {
 
     /// Unknown and malformed stores, devices and paths: a status and a JSON sentence each.
     static func errors(_ stack: DashboardStack) async throws {
-        let unknown = try await stack.get("/api/stores/999", as: APIError.self)
-        #expect(unknown.status == 404 && unknown.value.error == "unknown_store")
-        #expect(unknown.value.message.contains("Known stores: 101, 102, 103"))
+        let unknown = try await stack.get("/api/stores/999", as: RouterClient.ErrorBody.self)
+        #expect(unknown.status == 404 && unknown.value.error.message.contains("Known stores: 101, 102, 103"))
         for bad in ["abc", "0101", "70000"] {
-            let answer = try await stack.get("/api/stores/\(bad)", as: APIError.self)
-            #expect(answer.status == 400 && answer.value.error == "bad_store", "\(bad)")
+            let answer = try await stack.get("/api/stores/\(bad)", as: RouterClient.ErrorBody.self)
+            #expect(answer.status == 400 && answer.value.error.message.contains("is not a store number"), "\(bad)")
         }
-        let nobody = try await stack.get("/api/devices/mac-00:00:00:00:00:00", as: APIError.self)
-        #expect(nobody.status == 404 && nobody.value.error == "unknown_device")
-        let malformed = try await stack.get("/api/devices/no%20spaces%20allowed", as: APIError.self)
-        #expect(malformed.status == 400 && malformed.value.error == "bad_device")
-        let elsewhere = try await stack.get("/api/nothing/here", as: APIError.self)
-        #expect(elsewhere.status == 404 && elsewhere.value.error == "not_found")
+        let nobody = try await stack.get("/api/devices/mac-00:00:00:00:00:00", as: RouterClient.ErrorBody.self)
+        #expect(nobody.status == 404 && nobody.value.error.message.contains("no state is held"))
+        let malformed = try await stack.get("/api/devices/no%20spaces%20allowed", as: RouterClient.ErrorBody.self)
+        #expect(malformed.status == 400 && malformed.value.error.message.contains("is not a device id"))
+        let elsewhere = try await stack.get("/api/nothing/here", as: RouterClient.ErrorBody.self)
+        #expect(elsewhere.status == 404 && elsewhere.value.error.message.contains("is not part of the API"))
     }
 
     /// The page and its assets are served from the binary.
@@ -93,7 +92,7 @@ struct DashboardAPITests {
         let directory = try TestDirectory.make("dashboard-alone").path
         let httpPort = try Broker.unusedPort(), brokerPort = try Broker.unusedPort()
         let dashboard = try ChildProcess(executable: try DashboardStack.binary("beacon-dashboard"), arguments: [
-            "--port", "\(brokerPort)", "--listen", "127.0.0.1:\(httpPort)",
+            "--port", "\(brokerPort)", "--listen", "127.0.0.1:\(httpPort)", "--no-login",
         ], outputFile: "\(directory)/dashboard.log")
         defer { dashboard.send(SIGKILL) }
         let http = HTTPProbe(port: httpPort)
@@ -104,8 +103,8 @@ struct DashboardAPITests {
         #expect(health.aggregators.isEmpty && health.gateways.isEmpty)
         let stores = try await http.getJSON("/api/stores", as: StoresView.self).value
         #expect(stores.stores.isEmpty && stores.broker.state == "connecting")
-        let unknown = try await http.getJSON("/api/stores/101", as: APIError.self)
-        #expect(unknown.status == 404 && unknown.value.message.contains("none yet"))
+        let unknown = try await http.getJSON("/api/stores/101", as: RouterClient.ErrorBody.self)
+        #expect(unknown.status == 404 && unknown.value.error.message.contains("none yet"))
         dashboard.send(SIGTERM)
         #expect(await dashboard.waitForExit(timeout: .seconds(10)), "beacon-dashboard did not stop on SIGTERM")
         #expect(dashboard.exitStatus == 0)

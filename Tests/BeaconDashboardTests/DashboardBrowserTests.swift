@@ -4,7 +4,8 @@ import Testing
 
 /// The page in a real browser (Debian's `chromium`, headless) against a real broker, the real
 /// aggregator and the simulator: it shows the stores, occupancy changes as shoppers move without a
-/// reload, an unknown store and a lost broker are said on the page. Screenshots are kept in
+/// reload, an unknown store and a lost broker are said on the page — after a login through the
+/// login page, which refuses a wrong password first. Screenshots are kept in
 /// `.build/test-artifacts/` (docs/DASHBOARD.md).
 @Suite(
     "Dashboard: the page in headless Chromium", .serialized, .timeLimit(.minutes(5)),
@@ -19,6 +20,7 @@ struct DashboardBrowserTests {
         try await withDashboardStack { stack in
             let browser = try await HeadlessChromium.launch(in: try TestDirectory.make("chromium").path)
             do {
+                try await Self.logIn(browser, stack)
                 try await Self.liveStores(browser, stack)
                 try await Self.unknownStore(browser, stack)
                 try await Self.brokerGone(browser, stack)
@@ -29,6 +31,35 @@ struct DashboardBrowserTests {
                 throw error
             }
         }
+    }
+
+    /// The page asks for a login first; the form logs in and returns to the page.
+    static func logIn(_ browser: HeadlessChromium, _ stack: DashboardStack) async throws {
+        try await browser.navigate(stack.url + "/stores/101")
+        _ = try await pollAsync("the login page", within: .seconds(30)) {
+            try await browser.evaluate("document.getElementById('login') !== null && location.pathname === '/login'") == "true" ? true : nil
+        }
+        try await browser.screenshot(to: artifacts + "/dashboard-login.png")
+        _ = try await browser.evaluate(try Self.submitLogin(user: stack.user, password: "not the password"))
+        let refused = try await pollAsync("the wrong password to be refused", within: .seconds(30)) {
+            let text = try decode(String?.self, try await browser.evaluate("document.getElementById('login-message')?.textContent ?? null"))
+            return text
+        }
+        #expect(refused.contains("Wrong user name or password."))
+        _ = try await browser.evaluate(try Self.submitLogin(user: stack.user, password: stack.password))
+        _ = try await pollAsync("the store's page after the login", within: .seconds(30)) {
+            try await browser.evaluate("location.pathname") == #""/stores/101""# ? true : nil
+        }
+    }
+
+    /// A script that fills the login form and sends it, as a person would.
+    static func submitLogin(user: String, password: String) throws -> String {
+        let quoted = { (text: String) in String(decoding: try JSONEncoder().encode(text), as: UTF8.self) }
+        return """
+            (() => { document.getElementById('user').value = \(try quoted(user));
+              document.getElementById('password').value = \(try quoted(password));
+              document.getElementById('login').submit(); return true; })()
+            """
     }
 
     /// Every store drawn; the section counts change while the page stays loaded (server-sent events).
@@ -49,10 +80,21 @@ struct DashboardBrowserTests {
             let updates = Int(try decode(String.self, try await browser.evaluate("document.body.dataset.updates"))) ?? 0
             return now != before && updates > 0 ? true : nil
         }
-        // Events reach the feed too.
+        // Events reach the feed too, newest first by event time, each device by a short id.
         _ = try await pollAsync("events in the page's feed", within: .seconds(30)) {
-            try await browser.evaluate("document.querySelectorAll('#events li[data-kind]').length") != "0" ? true : nil
+            (Int(try await browser.evaluate("document.querySelectorAll('#events li[data-kind]').length")) ?? 0) > 1 ? true : nil
         }
+        let times = try decode([Int64].self, try await browser.evaluate("[...document.querySelectorAll('#events li[data-kind]')].map(e => Number(e.dataset.t))"))
+        #expect(times == times.sorted(by: >), "the feed is in event-time order")
+        let device = try decode([String].self, try await browser.evaluate(
+            "(() => { const d = document.querySelector('#events .dev'); return [d.textContent, d.title]; })()"))
+        #expect(device[0].count <= 24 && device[1].count > 24 && device[1].hasSuffix(String(device[0].split(separator: "…").last ?? "")),
+                "short id \(device[0]) of \(device[1])")
+        _ = try await browser.evaluate("(() => { document.querySelector('#events .dev').click(); return true; })()")
+        _ = try await pollAsync("the clicked device looked up", within: .seconds(30)) {
+            try await browser.evaluate("document.querySelector('#device dl[data-state]') !== null") == "true" ? true : nil
+        }
+        #expect(try await browser.evaluate("document.querySelector('.legend').textContent.includes('no count yet')") == "true")
         try await browser.screenshot(to: artifacts + "/dashboard.png")
     }
 

@@ -8,28 +8,19 @@ import Testing
 /// last value, the event feed, and the API's views of them.
 @Suite("Dashboard live state")
 struct LiveStateTests {
-    static let scheme = TopicScheme.standard
-    static let t0: Int64 = 1_732_350_000_000
-    static let layout = StoreLayout(
-        store: 101, name: "Lyon Part-Dieu", time: 1_732_350_000_000,
-        sections: [
-            .init(minor: 1, name: "Entrance", polygon: [.init(x: 0, y: 0), .init(x: 10, y: 0), .init(x: 10, y: 8)], adjacent: [2], streetDoor: true),
-            .init(minor: 2, name: "Grocery", polygon: [.init(x: 0, y: 8), .init(x: 10, y: 8), .init(x: 10, y: 16)], adjacent: [1]),
-        ],
-        gateways: [.init(id: try! GatewayID("gw-101-1a"), section: 1, position: .init(x: 2, y: 2))])
+    static let scheme = Fixture.scheme
+    static let t0 = Fixture.t0
+    static let layout = Fixture.layout
 
-    static func fresh() -> LiveState { LiveState(scheme: scheme, maxDevices: 2, maxEvents: 3, now: 1000) }
+    static func fresh() -> LiveState {
+        LiveState(scheme: scheme, limits: .init(devices: 2, events: 3, gateways: 2, aggregators: 1), now: 1000)
+    }
 
     static func apply(_ state: inout LiveState, _ topic: Topic, _ payload: [UInt8]) -> LiveUpdate? {
         state.apply(topic: scheme.string(for: topic), payload: payload, at: 2000)
     }
 
-    static func event(_ n: Int, store: StoreNumber = 101) -> RegionEvent {
-        RegionEvent(
-            kind: .enter, region: .section(SectionRef(store: store, section: 2)), device: try! DeviceID("mac-C4:7C:8D:6A:12:3F"),
-            uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", storeName: "Lyon Part-Dieu", sectionName: "Grocery",
-            time: 1_732_350_000_000 + Int64(n), proximity: .near, confidence: 0.9, sequence: UInt64(n))
-    }
+    static func event(_ n: Int, store: StoreNumber = 101) -> RegionEvent { Fixture.event(n, store: store) }
 
     @Test("a store's plan and counts make its view; unknown stores have none")
     func storeView() throws {
@@ -44,7 +35,7 @@ struct LiveStateTests {
         #expect(view.sections[0].polygon == [[0, 0], [10, 0], [10, 8]] && view.sections[0].streetDoor)
         #expect(view.gateways.map(\.id) == ["gw-101-1a"])
         #expect(state.storeView(999) == nil)
-        #expect(state.storesView().stores.map(\.major) == [101])
+        #expect(state.storesView(for: Fixture.everyone).stores.map(\.major) == [101])
     }
 
     @Test("a store known only by its counts is listed, without a plan")
@@ -56,11 +47,11 @@ struct LiveStateTests {
         #expect(!view.hasLayout && view.name == "store 7" && view.sections.map(\.name) == ["Shoes"])
     }
 
-    @Test("the feed keeps the newest events, newest first")
+    @Test("the feed keeps the newest events by event time, newest first, whatever order they arrive in")
     func feed() {
         var state = Self.fresh()
-        for n in 1...5 { _ = Self.apply(&state, .event(Self.event(n).region, .enter), Self.event(n).encoded()) }
-        #expect(state.eventsView().map(\.seq) == [5, 4, 3])
+        for n in [2, 1, 5, 3, 4] { _ = Self.apply(&state, .event(Self.event(n).region, .enter), Self.event(n).encoded()) }
+        #expect(state.eventsView(.chain).map(\.seq) == [5, 4, 3])
     }
 
     @Test("device states are kept up to the limit, and cleared by an empty retained message")
@@ -73,10 +64,10 @@ struct LiveStateTests {
                 since: 1_732_350_000_000, lastSeen: 1_732_350_000_000, proximity: .far, confidence: 0.5, sequence: 1)
             _ = Self.apply(&state, .deviceState(id), device.encoded())
         }
-        #expect(state.deviceView(ids[0])?.state == "inside")
-        #expect(state.deviceView(ids[2]) == nil && state.devicesNotKept == 1)
+        #expect(state.deviceView(ids[0], .chain)?.state == "inside")
+        #expect(state.deviceView(ids[2], .chain) == nil && state.devicesNotKept == 1)
         _ = Self.apply(&state, .deviceState(ids[0]), [])
-        #expect(state.deviceView(ids[0]) == nil)
+        #expect(state.deviceView(ids[0], .chain) == nil)
     }
 
     @Test("an unreadable message or a payload for another store is counted and described, not kept")
@@ -88,7 +79,7 @@ struct LiveStateTests {
         #expect(Self.apply(&state, .storeLayout(101), other.encoded()) == nil)
         #expect(state.apply(topic: "elsewhere/x", payload: [1], at: 6) == nil)
         #expect(state.undecodable == 3 && state.layouts.isEmpty)
-        #expect(state.healthView(now: 10, staleAfter: 30_000).lastProblem?.hasPrefix("elsewhere/x: ") == true)
+        #expect(state.healthView(now: 10, staleAfter: 30_000, server: Fixture.server).lastProblem?.hasPrefix("elsewhere/x: ") == true)
     }
 
     @Test("health: stale and offline aggregators, gateways judged by the aggregator that watches their store")
@@ -99,17 +90,17 @@ struct LiveStateTests {
         var status = AggregatorStatus(aggregator: try AggregatorID("agg-1"), state: .online, version: "0.1.0", time: Self.t0)
         status.counters = .init(loss: [gateway: 3], lagMilliseconds: 900)
         _ = Self.apply(&state, status.topic, status.encoded())
-        var health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000)
+        var health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000, server: Fixture.server)
         #expect(health.aggregators.map(\.state) == ["online"] && health.aggregators.first?.lagMs == 900)
         #expect(health.gateways.map(\.state) == ["online"] && health.gateways.first?.lostBatches == 3)
-        #expect(state.healthView(now: Self.t0 + 40_001, staleAfter: 30_000).aggregators.first?.state == "stale")
+        #expect(state.healthView(now: Self.t0 + 40_001, staleAfter: 30_000, server: Fixture.server).aggregators.first?.state == "stale")
         status.counters.offline = [gateway: UInt64(Self.t0 - 1000)]
         _ = Self.apply(&state, status.topic, status.encoded())
-        health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000)
+        health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000, server: Fixture.server)
         #expect(health.gateways.first?.state == "offline" && health.gateways.first?.lastBatch == UInt64(Self.t0 - 1000))
         status.state = .offline
         _ = Self.apply(&state, status.topic, status.encoded())
-        health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000)
+        health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000, server: Fixture.server)
         #expect(health.aggregators.first?.state == "offline" && health.gateways.first?.state == "unknown")
         #expect(LiveState.covers("1-99,101", 101) && !LiveState.covers("1-99,102", 101) && LiveState.covers(nil, 5))
     }
@@ -117,7 +108,7 @@ struct LiveStateTests {
     @Test("API JSON is snake_case")
     func json() throws {
         let view = EventView(Self.event(1))
-        let text = String(decoding: APIEncoding.json(view), as: UTF8.self)
+        let text = try DashboardJSON.text(view)
         #expect(text.contains(#""section_name":"Grocery""#) && text.contains(#""store_name":"Lyon Part-Dieu""#) && text.contains(#""seq":1"#))
     }
 }

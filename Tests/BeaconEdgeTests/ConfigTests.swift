@@ -112,8 +112,9 @@ struct ConfigTests {
 
     @Test("text that is not JSON, or not an object, says so")
     func notJSON() throws {
-        #expect(try issues("{\"gateway\": ").first?.message.hasPrefix("not valid JSON") == true)
-        #expect(try issues("[1]").first?.message == "must be a JSON object")
+        let cut = try issues("{\"gateway\": ")
+        #expect(cut.first?.message.hasPrefix("not valid JSON") == true && cut.first?.location == TextLocation(line: 1, column: 13), "\(cut)")
+        #expect(try issues("[1]").first?.message == "has the wrong type, expected an object, found an array")
         do {
             _ = try EdgeConfig.load(file: "/nonexistent/edge.json")
             Issue.record("loaded a missing file")

@@ -118,3 +118,21 @@ struct CalibrationFileTests {
         }
     }
 }
+
+/// A calibration file far larger than any walk writes, every fingerprint of it broken.
+@Suite("Calibration file: a huge broken file")
+struct CalibrationHugeFileTests {
+    @Test("is refused at its first problems, not explained fingerprint by fingerprint")
+    func firstProblems() {
+        let broken = #"{"gateway":"gw-a","section":10,"mean_dbm":-55,"sd_db":1,"heard":0.95}"#
+        let text = #"{"stores":[{"major":1,"fingerprints":["# + Array(repeating: broken, count: 200_000).joined(separator: ",\n") + "]}]}"
+        do {
+            _ = try Calibration.parse(Array(text.utf8))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.issues.count == ConfigReader.defaultLimit && error.isIncomplete, "\(error.issues.count) issues")
+            #expect(error.issues.first?.path == "$.stores[0].fingerprints[0].sd_db" && error.issues.first?.location == TextLocation(line: 1, column: 93))
+            #expect(error.description.contains("reading stopped there"))
+        }
+    }
+}

@@ -75,4 +75,54 @@ struct TruthFileTests {
         try (change + "\n" + #"{"t":99,"end":true}"# + "\n").write(toFile: bad, atomically: false, encoding: .utf8)
         #expect { _ = try TruthFile.readWithEnd(path: bad) } throws: { "\($0)".contains(":2:") && "\($0)".contains("end t 99") }
     }
+
+    @Test("CR LF line ends read as LF ones; a line's problem names its line and column")
+    func crlf() throws {
+        let directory = try TestDirectory.make("truth-crlf")
+        let path = directory.appendingPathComponent("truth.jsonl").path
+        let dev = dev.rawValue
+        let lines = ["# by hand", #"{"t":1790000000000,"dev":"\#(dev)","major":1,"minor":2}"#, #"{"t":1790000060000,"end":true}"#]
+        try (lines.joined(separator: "\r\n") + "\r\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let read = try TruthFile.readWithEnd(path: path)
+        #expect(read.changes.map(\.section) == [2] && read.end == 1_790_000_060_000)
+        try (lines[1] + "\r\n" + #"{"t":1790000000000,"dev":"\#(dev)","mjor":1}"# + "\r\n").write(toFile: path, atomically: false, encoding: .utf8)
+        #expect { _ = try TruthFile.read(path: path) } throws: { "\($0)".contains("truth.jsonl:2:\(29 + dev.count):") && "\($0)".contains(#"unknown key "mjor" (did you mean "major"?)"#) }
+    }
+
+    /// A file's text, and words its refusal must hold (with the file's name).
+    static let refusedFiles: [([UInt8], String)] = [
+        (Array(#"{"t":1e300,"dev":"mac-1","major":1,"minor":2}"#.utf8), ":1:6: t 1e+300 is not a Unix ms time between 2000 and 2100"),
+        (Array(#"{"t":1790000000000.5,"dev":"mac-1","major":1,"minor":2}"#.utf8), "is not a whole number of ms"),
+        (Array(#"{"t":true,"dev":"mac-1","major":1,"minor":2}"#.utf8), "t is true: give Unix ms"),
+        (Array("# nothing but a comment\n\n".utf8), "holds no change of a device's place"),
+        (Array(#"{"t":1790000000000,"end":true}"#.utf8), "holds no change of a device's place"),
+        ([], "holds no change of a device's place"),
+        (Array(#"{"t":1790000000000,"dev":"mac-1","major":1,"minor":2}"#.utf8) + [0x0A, 0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D], ":2:2: not a JSON object"),
+    ]
+
+    @Test("a time out of range, no change at all, text that is not UTF-8: refused with the file's name", arguments: refusedFiles)
+    func refusedFile(_ bytes: [UInt8], _ words: String) throws {
+        let path = try TestDirectory.make("truth-refused").appendingPathComponent("truth.jsonl").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect { _ = try TruthFile.read(path: path) } throws: { "\($0)".contains("truth.jsonl") && "\($0)".contains(words) }
+    }
+
+    @Test("a file that cannot be read is named, in words, not as a Foundation error")
+    func unreadable() throws {
+        let directory = try TestDirectory.make("truth-missing")
+        for path in [directory.appendingPathComponent("none.jsonl").path, directory.path] {
+            #expect { _ = try TruthFile.read(path: path) } throws: { "\($0)" == "\(path): cannot read the file (missing, a directory, or not readable)" }
+            #expect { _ = try TruthFile.readEvents(path: path, scheme: .standard) } throws: { "\($0)".hasPrefix("\(path): cannot read the file") }
+        }
+    }
+
+    @Test("a device id with a quote or a backslash (printable ASCII allows them) is written escaped and reads back")
+    func escapedDevice() throws {
+        // Found by fuzz-truth: the id was written between quotes as it was, so the line did not read back.
+        let path = try TestDirectory.make("truth-escaped").appendingPathComponent("truth.jsonl").path
+        let changes = [TruthChange(time: 1_790_000_000_000, device: try DeviceID(#"ib-E2C56DB5"DB5-1-7"#), store: nil, section: nil),
+                       TruthChange(time: 1_790_000_001_000, device: try DeviceID(#"mac-\AA"#), place: .unscored)]
+        try changes.map(TruthFile.line).joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(try TruthFile.read(path: path) == changes)
+    }
 }

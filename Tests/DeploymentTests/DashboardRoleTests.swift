@@ -29,13 +29,13 @@ struct DashboardRoleTests {
             let port = try Broker.unusedPort()
             let dashboard = try ChildProcess(executable: binaries.appendingPathComponent("beacon-dashboard").path, arguments: [
                 "--host", "127.0.0.1", "--port", "\(central.tlsPort)", "--tls-ca", central.caFile, "--username", "dash",
-                "--password-file", "\(central.credentials)/passwords/dash", "--listen", "127.0.0.1:\(port)",
+                "--password-file", "\(central.credentials)/passwords/dash", "--listen", "127.0.0.1:\(port)", "--no-login",
             ], outputFile: "\(directory)/dashboard.log")
             try "wrong\n".write(toFile: "\(directory)/wrong-password", atomically: false, encoding: .utf8)
             let refusedPort = try Broker.unusedPort()
             let refused = try ChildProcess(executable: binaries.appendingPathComponent("beacon-dashboard").path, arguments: [
                 "--host", "127.0.0.1", "--port", "\(central.tlsPort)", "--tls-ca", central.caFile, "--username", "dash",
-                "--password-file", "\(directory)/wrong-password", "--client-id", "dash", "--listen", "127.0.0.1:\(refusedPort)",
+                "--password-file", "\(directory)/wrong-password", "--client-id", "dash", "--listen", "127.0.0.1:\(refusedPort)", "--no-login",
             ], outputFile: "\(directory)/refused.log")
             defer { for process in [refused, dashboard, aggregator] { process.send(SIGKILL) } }
             let http = HTTPProbe(port: port)

@@ -30,13 +30,27 @@ public struct HTTPProbe: Sendable {
 
     /// The server's loopback port.
     public let port: Int
+    /// Headers sent with every request besides `Host` and `Connection` (a session `Cookie`).
+    public let headers: [String: String]
 
-    /// A probe of `127.0.0.1:port`.
-    public init(port: Int) { self.port = port }
+    /// A probe of `127.0.0.1:port`, sending `headers` with every request.
+    public init(port: Int, headers: [String: String] = [:]) {
+        self.port = port
+        self.headers = headers
+    }
 
     /// `GET path`, read to the end (the request asks the server to close).
     public func get(_ path: String, timeout: Duration = .seconds(10)) async throws -> Reply {
         let raw = try await exchange(path, timeout: timeout) { _ in false }
+        return try Self.parse(raw, path: path)
+    }
+
+    /// `POST path` with a form body (`application/x-www-form-urlencoded`), read to the end.
+    public func post(_ path: String, form: String, timeout: Duration = .seconds(30)) async throws -> Reply {
+        let body = Array(form.utf8)
+        let raw = try await exchange(path, method: "POST", body: body, extra: [
+            "Content-Type": "application/x-www-form-urlencoded", "Content-Length": "\(body.count)",
+        ], timeout: timeout) { _ in false }
         return try Self.parse(raw, path: path)
     }
 
@@ -55,7 +69,10 @@ public struct HTTPProbe: Sendable {
         return String(decoding: raw, as: UTF8.self)
     }
 
-    private func exchange(_ path: String, timeout: Duration, stop: (String) -> Bool) async throws -> [UInt8] {
+    private func exchange(
+        _ path: String, method: String = "GET", body: [UInt8] = [], extra: [String: String] = [:], timeout: Duration,
+        stop: (String) -> Bool
+    ) async throws -> [UInt8] {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         defer { close(fd) }
@@ -66,10 +83,11 @@ public struct HTTPProbe: Sendable {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw Failure(description: "GET \(path): cannot connect to 127.0.0.1:\(port) (errno \(errno))") }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        guard connected == 0 else { throw Failure(description: "\(method) \(path): cannot connect to 127.0.0.1:\(port) (errno \(errno))") }
+        let fields = headers.merging(extra) { _, new in new }.map { "\($0.key): \($0.value)\r\n" }.joined()
+        let request = Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\(fields)\r\n".utf8) + body
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
-            throw Failure(description: "GET \(path): send failed (errno \(errno))")
+            throw Failure(description: "\(method) \(path): send failed (errno \(errno))")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var received: [UInt8] = []
@@ -83,9 +101,9 @@ public struct HTTPProbe: Sendable {
                 continue
             }
             if count == 0 { return received }
-            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw Failure(description: "GET \(path): recv failed (errno \(errno))") }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw Failure(description: "\(method) \(path): recv failed (errno \(errno))") }
             guard ContinuousClock.now < deadline else {
-                throw Failure(description: "GET \(path): no complete answer within \(timeout); read \(received.count) bytes")
+                throw Failure(description: "\(method) \(path): no complete answer within \(timeout); read \(received.count) bytes")
             }
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -2,7 +2,7 @@
 # The main job: a private mosquitto on a free loopback port, the simulator publishing as every
 # gateway of the default chain (3 stores × 6 sections × 2–3 gateways), and the aggregator deciding;
 # enter/exit events are shown as they happen, the live dashboard serves on a loopback port (its
-# URL is printed), and at the end the evaluation table compares BeaconNet with a nearest-gateway
+# URL and a login are printed), and at the end the evaluation table compares BeaconNet with a nearest-gateway
 # rule on the same sightings.
 #
 #   deploy/scripts/demo.sh [SECONDS]      # default 60 s of wall time
@@ -44,7 +44,11 @@ if [[ -z $dashboard_port ]]; then
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then dashboard_port=$candidate; break; fi
     done
 fi
-stack_spawn "$bin/beacon-dashboard" --port "$port" --listen "127.0.0.1:$dashboard_port" --log-level warning >> "$log"
+# Its login: a user `demo` that sees every store, with a password made here and printed below.
+BEACONNET_BIN="$bin" "$root/deploy/scripts/make-dashboard-users.sh" "$work/dashboard-users" demo >> "$log"
+demo_password=$(head -n 1 "$work/dashboard-passwords/demo")
+stack_spawn "$bin/beacon-dashboard" --port "$port" --listen "127.0.0.1:$dashboard_port" --users "$work/dashboard-users" \
+    --log-level warning >> "$log"
 
 # Ready when the aggregator says it is online (after restoring states), the watch has its
 # connection and the dashboard answers: events from the first simulated second are then seen.
@@ -60,6 +64,7 @@ BeaconNet demo: 3 stores × 6 sections, shoppers walking, ${rate}× real time fo
 Private broker on 127.0.0.1:$port. In another terminal, watch the raw topics with:
     mosquitto_sub -h 127.0.0.1 -p $port -v -t 'beaconnet/#'
 Live dashboard (floor plans, occupancy, events, health): http://127.0.0.1:$dashboard_port/
+    log in as demo, password $demo_password
 The programs' logs: $log
 Live events (time · kind · store › section · device):
 TEXT

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer + AddressSanitizer) of the parsers that face the outside: wire
-# payloads, topics, HCI events with their AD structures, btsnoop captures, chain and edge configs.
+# payloads, topics, HCI events with their AD structures, btsnoop captures, chain and edge configs,
+# calibration and ground-truth files.
 # Builds the Fuzz/ package, seeds each target from ../shared/testdata and the tests' payloads and
 # configs (Fuzz/make-seeds.py), runs every target for a bounded time, one after another, and prints
 # a summary. Fails on any crash, broken property, leak, timeout or out-of-memory; the input that
@@ -20,7 +21,7 @@ cd "$root"
 seconds=${1:-60}
 shift || true
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || { echo "fuzz: SECONDS_PER_TARGET must be a positive number, got '$seconds'" >&2; exit 2; }
-all_targets=(fuzz-wire fuzz-topics fuzz-hci fuzz-btsnoop fuzz-chain-config fuzz-edge-config)
+all_targets=(fuzz-wire fuzz-topics fuzz-hci fuzz-btsnoop fuzz-chain-config fuzz-edge-config fuzz-calibration fuzz-truth)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all_targets[@]}")
 
@@ -29,10 +30,11 @@ targets=("$@")
 # limit; several HCI events; the largest shared capture, 123 KB).
 declare -A dicts=(
     [fuzz-wire]="json wire" [fuzz-topics]="topics" [fuzz-hci]="hci" [fuzz-btsnoop]="btsnoop"
-    [fuzz-chain-config]="json chain-config" [fuzz-edge-config]="json edge-config")
+    [fuzz-chain-config]="json chain-config" [fuzz-edge-config]="json edge-config" [fuzz-calibration]="json calibration"
+    [fuzz-truth]="json truth")
 declare -A max_len=(
     [fuzz-wire]=65536 [fuzz-topics]=8192 [fuzz-hci]=4096 [fuzz-btsnoop]=131072
-    [fuzz-chain-config]=16384 [fuzz-edge-config]=16384)
+    [fuzz-chain-config]=16384 [fuzz-edge-config]=16384 [fuzz-calibration]=16384 [fuzz-truth]=8192)
 for target in "${targets[@]}"; do
     [[ -n ${dicts[$target]:-} ]] || { echo "fuzz: no target $target (targets: ${all_targets[*]})" >&2; exit 2; }
 done

@@ -1,8 +1,8 @@
 import BeaconEngine
 import FuzzSupport
 
-/// A chain config file as `beacon-aggregator` loads it (JSON parse, duplicate keys, unknown
-/// keys, types, decoding, validation). Properties: no trap, and a config that loads has no issue.
+/// A chain config file as `beacon-aggregator` loads it (JSON parse with locations, repeated keys,
+/// unknown keys, types, validation). Properties: no trap, and a config that loads has no issue.
 @main
 enum FuzzChainConfig {
     static func main() { runFuzzer(testOneInput) }

@@ -1,7 +1,8 @@
 import BeaconEdge
 import FuzzSupport
 
-/// An edge config file as `beacon-edge` loads it (json-c parse, duplicate keys, every key's checks).
+/// An edge config file as `beacon-edge` loads it (JSON parse with locations, repeated keys, every
+/// key's checks).
 /// Properties: no trap, and a config that loads prints (`--print-config`) to text that loads back
 /// to the same config.
 @main

@@ -9,10 +9,13 @@ extension ChainConfig {
     /// `replay` start from. The engine itself does no I/O, so the files are read here. A problem in
     /// the calibration file is reported with that file's name.
     public static func load(path: String, tuning: String? = nil) throws(ConfigError) -> ChainConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file (missing or not readable)")])
+        let contents: [UInt8]
+        do {
+            contents = try ConfigFile.read(path)
+        } catch {
+            throw ConfigError(file: path, issues: [ConfigIssue(path: "$", message: "cannot read the file: \(error.reason)")])
         }
-        var config = try load(contents: Array(data), file: path, tuning: tuning)
+        var config = try load(contents: contents, file: path, tuning: tuning)
         guard let file = config.calibrationFile else { return config }
         guard !file.isEmpty else {
             throw ConfigError(file: path, issues: [ConfigIssue(path: "$.calibration", message: "is empty: name the calibration file, or drop the key")])
@@ -33,21 +36,20 @@ extension ChainConfig {
     /// the chain file's problem (its `calibration` key names it), anything wrong inside it is the
     /// calibration file's.
     static func loadCalibration(_ path: String, named file: String, chainFile: String, chain: ChainConfig) throws(ConfigError) -> Calibration {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let contents: [UInt8]
+        do {
+            contents = try ConfigFile.read(path)
+        } catch {
             throw ConfigError(file: chainFile, issues: [ConfigIssue(
                 path: "$.calibration",
-                message: "cannot read \"\(file)\" (\(path)): missing or not readable; beacon-aggregator calibrate writes it")])
+                message: "cannot read \"\(file)\" (\(path)): \(error.reason); beacon-aggregator calibrate writes it")])
         }
-        let calibration: Calibration
         do {
-            calibration = try Calibration.parse(Array(data))
+            return try Calibration.parse(contents, against: chain)
         } catch {
             var located = error
             located.file = path
             throw located
         }
-        let issues = calibration.validate(against: chain)
-        guard issues.isEmpty else { throw ConfigError(file: path, issues: issues) }
-        return calibration
     }
 }

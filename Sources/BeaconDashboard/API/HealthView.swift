@@ -50,6 +50,18 @@ struct HealthView: Codable, Sendable, Equatable {
         var lastBatch: UInt64?
     }
 
+    /// The dashboard's own HTTP listener: connections open and the cap on them, and how often
+    /// the cap was reached (new connections then wait until one closes).
+    /// And its event streams: open, the cap, and those refused at the cap.
+    struct Server: Codable, Sendable, Equatable {
+        var openConnections: Int
+        var maxConnections: Int
+        var connectionCapReached: UInt64
+        var eventStreams: Int
+        var maxEventStreams: Int
+        var eventStreamsRefused: UInt64
+    }
+
     /// The dashboard's clock when the view was made (Unix ms).
     var now: Int64
     var broker: Broker
@@ -62,4 +74,30 @@ struct HealthView: Codable, Sendable, Equatable {
     /// Device states held for look-ups, and those not kept (the dashboard's limit).
     var devices: Int
     var devicesNotKept: UInt64
+    /// Statuses not kept because the dashboard's limit of gateways or aggregators was reached.
+    var gatewayStatusesDropped: UInt64
+    var aggregatorStatusesDropped: UInt64
+    var server: Server
+
+    /// The part of the view `scope` may see: the aggregators that own one of its stores, the
+    /// gateways placed in one of them, and the last problem only for the whole chain (its topic
+    /// may name another store).
+    func visible(to scope: StoreScope) -> HealthView {
+        guard scope != .chain else { return self }
+        var view = self
+        view.aggregators = aggregators.filter { $0.isVisible(to: scope) }
+        view.gateways = gateways.filter { $0.isVisible(to: scope) }
+        view.lastProblem = nil
+        return view
+    }
+}
+
+extension HealthView.Aggregator {
+    /// Whether an aggregator owning `stores` shows to `scope`.
+    func isVisible(to scope: StoreScope) -> Bool { StoreScope(aggregatorStores: stores).overlaps(scope) }
+}
+
+extension HealthView.Gateway {
+    /// Whether the gateway is placed in a store of `scope` (an unplaced one is the chain's).
+    func isVisible(to scope: StoreScope) -> Bool { major.map(scope.admits) ?? (scope == .chain) }
 }

@@ -40,11 +40,6 @@ extension LiveState {
 
     /// Whether an aggregator's `stores` (`1-250,300`; nil: all) includes `store`.
     static func covers(_ stores: String?, _ store: StoreNumber) -> Bool {
-        guard let stores else { return true }
-        return stores.split(separator: ",").contains { item in
-            let ends = item.split(separator: "-").compactMap { Int($0) }
-            guard let low = ends.first, let high = ends.last, low <= high else { return false }
-            return (low...high).contains(Int(store))
-        }
+        StoreScope(aggregatorStores: stores).admits(store)
     }
 }

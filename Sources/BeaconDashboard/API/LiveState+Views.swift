@@ -3,9 +3,11 @@ import BeaconWire
 
 // The API's views of what is known, made under the store's lock from plain values.
 extension LiveState {
-    /// Every known store, in order.
-    func storesView() -> StoresView {
-        StoresView(stores: knownStores.map { storeView($0, events: false) }, broker: brokerView)
+    /// Every known store `viewer` may see, in order.
+    func storesView(for viewer: Viewer) -> StoresView {
+        StoresView(
+            stores: knownStores.filter(viewer.scope.admits).map { storeView($0, events: false) }, broker: brokerView,
+            viewer: StoresView.ViewerView(user: viewer.user, stores: viewer.scope.description))
     }
 
     /// One store with its newest events, or nil when nothing is known of it.
@@ -39,19 +41,27 @@ extension LiveState {
             events: withEvents ? events.reversed().filter { $0.region.store == store }.map(EventView.init) : nil)
     }
 
-    /// The newest events of every store, newest first.
-    func eventsView() -> [EventView] { events.reversed().map(EventView.init) }
+    /// The newest events of every store in `scope`, newest first.
+    func eventsView(_ scope: StoreScope) -> [EventView] {
+        events.reversed().filter { scope.admits($0.region.store) }.map(EventView.init)
+    }
 
-    /// A device's state, or nil when none is held.
-    func deviceView(_ device: DeviceID) -> DeviceView? { devices[device].map(DeviceView.init) }
+    /// A device's state, or nil when none is held or it is of a store outside `scope` (a device
+    /// in no store is the whole chain's).
+    func deviceView(_ device: DeviceID, _ scope: StoreScope) -> DeviceView? {
+        guard let state = devices[device] else { return nil }
+        guard let store = state.region?.store else { return scope == .chain ? DeviceView(state) : nil }
+        return scope.admits(store) ? DeviceView(state) : nil
+    }
 
     /// The broker link as the API shows it.
     var brokerView: HealthView.Broker {
         HealthView.Broker(state: broker.name, since: broker.since, detail: broker.detail)
     }
 
-    /// The health panel at `now` (Unix ms); statuses older than `staleAfter` ms are stale.
-    func healthView(now: Int64, staleAfter: Int64) -> HealthView {
+    /// The health panel at `now` (Unix ms), with the HTTP listener's figures `server`;
+    /// statuses older than `staleAfter` ms are stale.
+    func healthView(now: Int64, staleAfter: Int64, server: HealthView.Server) -> HealthView {
         let aggregatorViews = aggregators.values.sorted { $0.value.aggregator < $1.value.aggregator }.map { heard in
             let status = heard.value
             let age = max(0, now - status.time)
@@ -66,6 +76,7 @@ extension LiveState {
         return HealthView(
             now: now, broker: brokerView, aggregators: aggregatorViews, gateways: gatewayHealth(),
             messages: messages, undecodable: undecodable, lastProblem: lastProblem.map { "\($0.topic): \($0.detail)" },
-            devices: devices.count, devicesNotKept: devicesNotKept)
+            devices: devices.count, devicesNotKept: devicesNotKept, gatewayStatusesDropped: gatewayStatusesDropped,
+            aggregatorStatusesDropped: aggregatorStatusesDropped, server: server)
     }
 }

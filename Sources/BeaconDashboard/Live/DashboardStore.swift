@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconMetricsExport
 import BeaconMQTT
 import BeaconWire
 import Foundation
@@ -6,13 +7,18 @@ import Synchronization
 
 /// The dashboard's one ``LiveState`` behind its lock, shared by the services: the broker feed
 /// writes it, the HTTP handlers read it, and every change that a page shows goes out on the
-/// ``broadcaster`` as a server-sent event (`event: NAME`, `data: JSON`).
+/// ``broadcaster`` as a server-sent event (`event: NAME`, `data: JSON`) to the pages whose
+/// viewer may see its store.
 final class DashboardStore: Sendable {
     /// The open pages' event streams.
-    let broadcaster = UpdateBroadcaster()
+    let broadcaster: UpdateBroadcaster
     /// Unix ms now (injected for tests).
     let clock: @Sendable () -> Int64
+    /// The HTTP listener's connections (its connection cap writes them; health reads them).
+    let listener: HTTPListenerStatistics
     private let state: Mutex<LiveState>
+    /// What the health stream has sent.
+    private let healthFeed = Mutex(HealthFeed())
     /// The health panel changed since it was last sent.
     private let healthChanged = Atomic<Bool>(false)
     private let staleAfter: Int64
@@ -20,9 +26,11 @@ final class DashboardStore: Sendable {
     /// An empty store for `settings`.
     init(settings: DashboardSettings, clock: @escaping @Sendable () -> Int64) {
         self.clock = clock
+        listener = HTTPListenerStatistics(listener: "dashboard", maxConnections: settings.http.maxConnections)
+        broadcaster = UpdateBroadcaster(maxStreams: settings.maxEventStreams)
         let (seconds, attoseconds) = settings.staleAfter.components
         staleAfter = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        state = Mutex(LiveState(scheme: settings.scheme, maxDevices: settings.maxDevices, maxEvents: settings.maxEvents, now: clock()))
+        state = Mutex(LiveState(scheme: settings.scheme, limits: settings.limits, now: clock()))
     }
 
     /// Reads the state under the lock.
@@ -36,11 +44,11 @@ final class DashboardStore: Sendable {
         guard let update = state.withLock({ $0.apply(topic: message.topic, payload: message.payload, at: now) }) else { return }
         switch update {
         case .occupancy(let occupancy):
-            broadcaster.send(Self.event("occupancy", OccupancyUpdate(occupancy)))
+            publish("occupancy", OccupancyUpdate(occupancy), store: occupancy.region.store)
         case .event(let event):
-            broadcaster.send(Self.event("region", EventView(event)))
+            publish("region", EventView(event), store: event.region.store)
         case .layout(let store):
-            broadcaster.send(Self.event("layout", ["major": store]))
+            publish("layout", ["major": store], store: store)
         case .health:
             healthChanged.store(true, ordering: .relaxed)
         case .device:
@@ -55,24 +63,51 @@ final class DashboardStore: Sendable {
             return state.brokerView
         }
         healthChanged.store(true, ordering: .relaxed)
-        broadcaster.send(Self.event("broker", view))
+        if let event = Self.event("broker", view) { broadcaster.send(event) }
     }
 
-    /// The health view now.
-    func health() -> HealthView {
+    /// The health view now, as `scope` may see it.
+    func health(for scope: StoreScope) -> HealthView {
+        health().visible(to: scope)
+    }
+
+    /// Sends the pages what changed in the health panel — when a status arrived since the last
+    /// call, or when `force` (statuses turn stale with time alone) — each page the rows its
+    /// viewer may see. Statuses arrive in bursts (every gateway's, every aggregator's): the
+    /// caller calls this at most once an interval.
+    func sendHealthChanges(force: Bool) {
+        guard healthChanged.exchange(false, ordering: .relaxed) || force, broadcaster.count > 0 else { return }
+        let view = health()
+        switch healthFeed.withLock({ $0.update(to: view) }) {
+        case .changes(let delta):
+            broadcaster.send { scope in Self.event("health", delta.visible(to: scope)) }
+        case .reload:
+            broadcaster.send("event: health-reload\ndata: {}\n\n")
+        case nil:
+            break
+        }
+    }
+
+    /// The whole chain's health view now.
+    private func health() -> HealthView {
         let now = clock()
-        return state.withLock { $0.healthView(now: now, staleAfter: staleAfter) }
+        let server = HealthView.Server(
+            openConnections: listener.openConnections, maxConnections: listener.maxConnections,
+            connectionCapReached: listener.capReached, eventStreams: broadcaster.count, maxEventStreams: broadcaster.maxStreams,
+            eventStreamsRefused: broadcaster.refused)
+        return state.withLock { $0.healthView(now: now, staleAfter: staleAfter, server: server) }
     }
 
-    /// Sends the health panel if it changed since the last call (statuses arrive in bursts:
-    /// every gateway's, every aggregator's).
-    func sendHealthIfChanged() {
-        guard healthChanged.exchange(false, ordering: .relaxed) else { return }
-        broadcaster.send(Self.event("health", health()))
+    /// Sends `value` as the event `name` to the pages whose viewer may see `store`.
+    private func publish(_ name: String, _ value: some Encodable, store: StoreNumber) {
+        guard let event = Self.event(name, value) else { return }
+        broadcaster.send { scope in scope.admits(store) ? event : nil }
     }
 
-    /// One server-sent event.
-    static func event(_ name: String, _ value: some Encodable) -> String {
-        "event: \(name)\ndata: \(String(decoding: APIEncoding.json(value), as: UTF8.self))\n\n"
+    /// One server-sent event; nil when `value` has a number JSON cannot carry (a NaN from a
+    /// broken sender), which is then not sent.
+    static func event(_ name: String, _ value: some Encodable) -> String? {
+        guard let json = try? DashboardJSON.text(value) else { return nil }
+        return "event: \(name)\ndata: \(json)\n\n"
     }
 }

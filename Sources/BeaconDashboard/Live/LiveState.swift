@@ -23,14 +23,23 @@ struct LiveState {
         var at: Int64
     }
 
+    /// How much the state keeps: beyond these, new devices, gateways and aggregators are
+    /// counted, not kept, so that a login allowed to publish statuses cannot grow the dashboard
+    /// (or every page's health panel) without bound.
+    struct Limits: Sendable, Equatable {
+        var devices: Int
+        var events: Int
+        var gateways: Int
+        var aggregators: Int
+    }
+
     let scheme: TopicScheme
-    let maxDevices: Int
-    let maxEvents: Int
+    let limits: Limits
 
     var layouts: [StoreNumber: StoreLayout] = [:]
     var storeCounts: [StoreNumber: Occupancy] = [:]
     var sectionCounts: [SectionRef: Occupancy] = [:]
-    /// Newest last; at most ``maxEvents``.
+    /// In event-time order, newest last; at most ``Limits/events``.
     var events: [RegionEvent] = []
     var devices: [DeviceID: DeviceState] = [:]
     var gateways: [GatewayID: Heard<GatewayStatus>] = [:]
@@ -40,15 +49,17 @@ struct LiveState {
     var messages: UInt64 = 0
     /// Messages whose topic or payload could not be read (a newer or broken sender).
     var undecodable: UInt64 = 0
-    /// Device states not kept because ``maxDevices`` were already held.
+    /// Device states not kept because ``Limits/devices`` were already held.
     var devicesNotKept: UInt64 = 0
+    /// Gateway and aggregator statuses not kept because as many were already held.
+    var gatewayStatusesDropped: UInt64 = 0
+    var aggregatorStatusesDropped: UInt64 = 0
     var lastProblem: Problem?
 
     /// Nothing known yet; connecting since `now`.
-    init(scheme: TopicScheme, maxDevices: Int, maxEvents: Int, now: Int64) {
+    init(scheme: TopicScheme, limits: Limits, now: Int64) {
         self.scheme = scheme
-        self.maxDevices = maxDevices
-        self.maxEvents = maxEvents
+        self.limits = limits
         broker = .connecting(since: now, lastError: nil)
     }
 
@@ -85,22 +96,35 @@ struct LiveState {
             return .occupancy(occupancy)
         case .event:
             let event = try RegionEvent.decode(payload)
-            events.append(event)
-            if events.count > maxEvents { events.removeFirst(events.count - maxEvents) }
+            // Kept in event-time order: aggregators and stores deliver out of it, and a late
+            // event goes where its time puts it.
+            let index = events.lastIndex { $0.time <= event.time }.map { $0 + 1 } ?? 0
+            events.insert(event, at: index)
+            if events.count > limits.events { events.removeFirst(events.count - limits.events) }
             return .event(event)
         case .deviceState(let device):
             let state = try DeviceState.decode(payload)
-            guard devices[device] != nil || devices.count < maxDevices else {
+            guard devices[device] != nil || devices.count < limits.devices else {
                 devicesNotKept += 1
                 return nil
             }
             devices[device] = state
             return .device
         case .gatewayStatus(let gateway):
-            gateways[gateway] = Heard(value: try GatewayStatus.decode(payload), at: now)
+            let status = try GatewayStatus.decode(payload)
+            guard gateways[gateway] != nil || gateways.count < limits.gateways else {
+                gatewayStatusesDropped += 1
+                return nil
+            }
+            gateways[gateway] = Heard(value: status, at: now)
             return .health
         case .aggregatorStatus(let aggregator):
-            aggregators[aggregator] = Heard(value: try AggregatorStatus.decode(payload), at: now)
+            let status = try AggregatorStatus.decode(payload)
+            guard aggregators[aggregator] != nil || aggregators.count < limits.aggregators else {
+                aggregatorStatusesDropped += 1
+                return nil
+            }
+            aggregators[aggregator] = Heard(value: status, at: now)
             return .health
         case .sightings, .rejects:
             return nil

@@ -6,10 +6,13 @@ import ServiceLifecycle
 /// the dashboard's topics, and feeds every message to the store, until a graceful shutdown. The
 /// link's state — connecting, connected, lost, refused — goes to the store as it changes, so the
 /// page shows a broker that is away instead of going blank; what was known stays on the page.
-struct BrokerFeedService: Service {
+struct BrokerFeedService: Service, CustomStringConvertible {
     let settings: DashboardSettings
     let store: DashboardStore
     let logger: Logger
+
+    /// The name ServiceLifecycle logs (not the settings).
+    var description: String { "BrokerFeedService" }
 
     func run() async {
         let client = MQTTClient(configuration: settings.mqtt, logger: logger)

@@ -1,3 +1,4 @@
+public import BeaconMetricsExport
 public import BeaconMQTT
 public import BeaconWire
 
@@ -13,6 +14,10 @@ public struct DashboardSettings: Sendable {
     public var listenHost: String
     /// The port the web page and the API listen on.
     public var listenPort: Int
+    /// The HTTP listener's cap on open connections and its idle (and request-head) timeout: a
+    /// page holds one event stream and fetches over a few more, so the cap is for a few dozen
+    /// pages at once.
+    public var http = HTTPListenerLimits(maxConnections: 256, idleTimeout: .seconds(15))
     /// The most device states kept for look-ups; past it new devices are counted, not kept.
     public var maxDevices = 200_000
     /// The most region events kept for the feed (newest first).
@@ -28,12 +33,42 @@ public struct DashboardSettings: Sendable {
     /// How long to wait between connection attempts while the broker cannot be reached at start.
     public var retryDelay: Duration = .seconds(2)
 
-    /// Settings for a dashboard reading `mqtt` under `scheme`, serving on `listenHost:listenPort`.
-    public init(mqtt: MQTTConfiguration, scheme: TopicScheme = .standard, listenHost: String = "127.0.0.1", listenPort: Int = 8080) {
+    /// Who may see the page: the users of a users file, or (on the loopback only) anyone.
+    public var access: DashboardAccess
+    /// How long a login lasts.
+    public var sessionLifetime: Duration = .seconds(12 * 3600)
+    /// The names the page is reached by (`Host`), lowercased, IPv6 without brackets: the
+    /// loopback names, the listen address unless it is every interface's, and `--allow-host`.
+    public var allowedHosts: Set<String>
+    /// The most gateway statuses kept (the layouts' gateways and any other that publishes one);
+    /// past it new ones are counted in `/api/health`, not kept.
+    public var maxGateways = 20_000
+    /// The most aggregator statuses kept; past it new ones are counted, not kept.
+    public var maxAggregators = 1_000
+    /// The most event streams (pages) open at once; past it a page is refused (503) and counted.
+    public var maxEventStreams = 100
+
+    /// Settings for a dashboard reading `mqtt` under `scheme`, serving on `listenHost:listenPort`
+    /// to whom `access` lets in.
+    public init(
+        mqtt: MQTTConfiguration, scheme: TopicScheme = .standard, listenHost: String = "127.0.0.1", listenPort: Int = 8080,
+        access: DashboardAccess
+    ) {
         self.mqtt = mqtt
         self.scheme = scheme
         self.listenHost = listenHost
         self.listenPort = listenPort
+        self.access = access
+        let host = listenHost.lowercased()
+        allowedHosts = Self.loopbackNames.union(["0.0.0.0", "::"].contains(host) ? [] : [host])
+    }
+
+    /// `localhost`, `127.0.0.1`, `::1`.
+    public static let loopbackNames: Set<String> = ["localhost", "127.0.0.1", "::1"]
+
+    /// The limits of the state kept.
+    var limits: LiveState.Limits {
+        LiveState.Limits(devices: maxDevices, events: maxEvents, gateways: maxGateways, aggregators: maxAggregators)
     }
 
     /// What the dashboard subscribes to: everything the aggregators and gateways publish for

@@ -37,14 +37,28 @@ function age(ms) {
   return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
 }
 
+// An error's sentence: the API answers errors as {"error": {"message": …}} (Hummingbird's HTTPError).
+const errorMessage = (answer) => (answer.body && answer.body.error && answer.body.error.message) || `The server answered ${answer.status}.`;
+
+// The session ended (logged out elsewhere, expired, the dashboard restarted): back to the login.
+function toLogin() {
+  location.assign(`/login?next=${encodeURIComponent(location.pathname)}`);
+}
+
 async function getJSON(url) {
   const response = await fetch(url, { cache: 'no-store' });
+  if (response.status === 401) toLogin();
   let body = null;
   try { body = await response.json(); } catch (e) { body = null; }
   return { ok: response.ok, status: response.status, body };
 }
 
 // ---- stores and plans ----
+
+// `–` is no count yet (the aggregator has published none for it), `0` a count of nobody.
+function countWords(count) {
+  return count === undefined || count === null ? 'no count published yet' : `${count} inside`;
+}
 
 function occupancyColour(count, highest) {
   if (count === undefined || count === null) return '#eceff3';
@@ -70,7 +84,7 @@ function plan(store) {
     const group = el('g', { class: 'section', 'data-major': store.major, 'data-minor': section.minor });
     group.append(
       el('polygon', { points: corners.map((p) => p.join(',')).join(' '), fill: occupancyColour(section.count, highest) },
-        el('title', {}, `${section.name} (${store.major}/${section.minor}): ${section.count ?? '–'} inside`)),
+        el('title', {}, `${section.name} (${store.major}/${section.minor}): ${countWords(section.count)}`)),
       el('text', { x: cx, y: cy - font * 0.7, 'font-size': font }, section.name),
       el('text', { class: 'count', x: cx, y: cy + font * 0.7, 'font-size': font * 1.4, 'data-role': 'plan-count' }, section.count ?? '–'));
     if (section.street_door) {
@@ -92,7 +106,8 @@ function plan(store) {
 function sectionTable(store) {
   const rows = store.sections.map((s) => el('tr', { 'data-minor': s.minor },
     el('td', {}, s.name), el('td', { class: 'num muted' }, s.minor),
-    el('td', { class: 'num', 'data-role': 'section-count', 'data-major': store.major, 'data-minor': s.minor }, s.count ?? '–')));
+    el('td', { class: 'num', 'data-role': 'section-count', 'data-major': store.major, 'data-minor': s.minor, title: countWords(s.count) },
+      s.count ?? '–')));
   return el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'section'), el('th', { class: 'num' }, 'minor'),
     el('th', { class: 'num' }, 'inside'))), el('tbody', {}, ...rows));
 }
@@ -132,7 +147,7 @@ async function loadStores() {
       if (!answer.ok) {
         view.stores = new Map();
         view.missing = { status: answer.status, title: answer.status === 404 ? `Store ${view.only} is not known` : `“${view.only}” is not a store`,
-          message: answer.body ? answer.body.message : `The server answered ${answer.status}.` };
+          message: errorMessage(answer) };
       } else {
         view.missing = null;
         view.stores = new Map([[answer.body.major, answer.body]]);
@@ -141,6 +156,7 @@ async function loadStores() {
       const answer = await getJSON('/api/stores');
       view.stores = new Map(answer.body.stores.map((s) => [s.major, s]));
       setBroker(answer.body.broker);
+      showViewer(answer.body.viewer);
     }
   } catch (e) {
     view.server = 'down';
@@ -168,18 +184,36 @@ function applyOccupancy(update) {
 
 // ---- events ----
 
+// A device id short enough for the feed: its kind and the end that tells devices apart
+// (`ib-…A71096E0-1000-47` for `ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1000-47`); the whole id
+// is the element's title (on hover) and a click looks the device up.
+function shortId(id) {
+  if (id.length <= 24) return id;
+  const kind = id.slice(0, id.indexOf('-') + 1);
+  return `${kind}…${id.slice(-16)}`;
+}
+
+function deviceLink(id) {
+  const link = el('button', { type: 'button', class: 'dev', title: id, 'data-dev': id }, shortId(id));
+  link.addEventListener('click', () => { byId('device-id').value = id; lookUp(id); });
+  return link;
+}
+
+// Newest first by event time (then sequence): aggregators and stores deliver out of that order.
+function byEventTime(a, b) { return b.t - a.t || b.seq - a.seq; }
+
 function renderEvents() {
   const list = byId('events');
   const shown = view.events.filter((e) => view.only === null || String(e.major) === String(view.only)).slice(0, 60);
-  list.replaceChildren(...shown.map((e) => el('li', { 'data-kind': e.kind },
+  list.replaceChildren(...shown.map((e) => el('li', { 'data-kind': e.kind, 'data-t': e.t },
     el('span', { class: 'muted' }, clock(e.t)), ' ', el('span', { class: e.kind }, e.kind.toUpperCase()), ' ',
     `${e.store_name}${e.section_name ? ' › ' + e.section_name : ''} (${e.major}${e.minor !== undefined ? '/' + e.minor : ''}) `,
-    el('span', { class: 'dev' }, e.dev))));
+    deviceLink(e.dev))));
   if (shown.length === 0) list.append(el('li', { class: 'muted' }, 'No event yet.'));
 }
 
 async function loadEvents() {
-  try { view.events = (await getJSON('/api/events')).body || []; } catch (e) { return; }
+  try { view.events = ((await getJSON('/api/events')).body || []).sort(byEventTime); } catch (e) { return; }
   renderEvents();
 }
 
@@ -214,30 +248,63 @@ function showBanner() {
   banner.textContent = text || '';
 }
 
-function renderHealth(health) {
-  setBroker(health.broker);
-  const aggregators = health.aggregators.map((a) => el('tr', {},
+// The health panel: the rows by id, kept up to date by the stream's changes (`health`), or
+// fetched whole again (`health-reload`, or when the stream opens).
+const health = { summary: null, now: 0, aggregators: new Map(), gateways: new Map() };
+
+function renderHealth(full) {
+  health.aggregators = new Map(full.aggregators.map((a) => [a.id, a]));
+  health.gateways = new Map(full.gateways.map((g) => [g.id, g]));
+  health.now = full.now;
+  health.summary = full;
+  drawHealth();
+}
+
+function applyHealthChanges(changes) {
+  for (const a of changes.aggregators) health.aggregators.set(a.id, a);
+  for (const g of changes.gateways) health.gateways.set(g.id, g);
+  for (const id of changes.removed_aggregators) health.aggregators.delete(id);
+  for (const id of changes.removed_gateways) health.gateways.delete(id);
+  health.now = changes.now;
+  health.summary = changes.summary;
+  drawHealth();
+}
+
+function drawHealth() {
+  const summary = health.summary;
+  setBroker(summary.broker);
+  const aggregators = [...health.aggregators.values()].sort((a, b) => a.id.localeCompare(b.id)).map((a) => el('tr', {},
     el('td', { class: 'mono' }, a.id), el('td', { class: `state-${a.state}` }, a.state),
-    el('td', { class: 'num' }, age(a.status_age_ms)), el('td', { class: 'num' }, a.lag_ms === undefined ? '–' : `${a.lag_ms} ms`),
+    el('td', { class: 'num' }, age(Math.max(0, health.now - a.status_time))), el('td', { class: 'num' }, a.lag_ms === undefined ? '–' : `${a.lag_ms} ms`),
     el('td', { class: 'num' }, a.lost_batches), el('td', { class: 'num' }, a.offline_gateways)));
-  const gateways = health.gateways.map((g) => el('tr', { title: g.detail },
+  const gatewayList = [...health.gateways.values()].sort((a, b) => a.id.localeCompare(b.id));
+  const gateways = gatewayList.map((g) => el('tr', { title: g.detail },
     el('td', { class: 'mono' }, g.id), el('td', {}, g.major === undefined ? '–' : `${g.major}/${g.minor}`),
     el('td', { class: `state-${g.state}` }, g.state), el('td', { class: 'num' }, g.lost_batches)));
-  const down = health.gateways.filter((g) => g.state !== 'online').length;
+  const down = gatewayList.filter((g) => g.state !== 'online').length;
   const panel = [
     el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'aggregator'), el('th', {}, 'state'), el('th', { class: 'num', title: 'age of its last status' }, 'age'),
       el('th', { class: 'num' }, 'lag'), el('th', { class: 'num' }, 'lost'), el('th', { class: 'num', title: 'gateways it counts offline' }, 'gw off'))),
     el('tbody', {}, ...(aggregators.length ? aggregators : [el('tr', {}, el('td', { colspan: 6, class: 'muted' }, 'No aggregator status yet.'))]))),
-    el('details', {}, el('summary', {}, `${health.gateways.length} gateways, ${down} not online`),
+    el('details', {}, el('summary', {}, `${gatewayList.length} gateways, ${down} not online`),
       el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'gateway'), el('th', {}, 'section'), el('th', {}, 'state'),
         el('th', { class: 'num' }, 'lost'))), el('tbody', {}, ...gateways))),
   ];
-  if (health.undecodable > 0) panel.push(el('p', { class: 'state-stale' }, `${health.undecodable} unreadable message(s); last: ${health.last_problem}`));
+  if (summary.undecodable > 0) panel.push(el('p', { class: 'state-stale' }, `${summary.undecodable} unreadable message(s)${summary.last_problem ? '; last: ' + summary.last_problem : ''}`));
+  const dropped = summary.gateway_statuses_dropped + summary.aggregator_statuses_dropped;
+  if (dropped > 0) panel.push(el('p', { class: 'state-stale' }, `${dropped} status(es) not kept: more gateways or aggregators than the dashboard holds`));
   byId('health').replaceChildren(...panel);
 }
 
 async function loadHealth() {
   try { renderHealth((await getJSON('/api/health')).body); } catch (e) { /* the stream's error shows the banner */ }
+}
+
+function showViewer(viewer) {
+  const who = byId('viewer');
+  if (!viewer || !viewer.user) { who.hidden = true; return; }
+  who.hidden = false;
+  byId('viewer-name').textContent = viewer.stores === 'all' ? viewer.user : `${viewer.user} · stores ${viewer.stores}`;
 }
 
 // ---- device look-up ----
@@ -248,7 +315,7 @@ async function lookUp(id) {
   let answer;
   try { answer = await getJSON(`/api/devices/${encodeURIComponent(id)}`); } catch (e) { out.textContent = 'The dashboard server cannot be reached.'; return; }
   if (!answer.ok) {
-    out.replaceChildren(el('p', { class: 'state-offline', 'data-status': answer.status }, answer.body ? answer.body.message : `error ${answer.status}`));
+    out.replaceChildren(el('p', { class: 'state-offline', 'data-status': answer.status }, errorMessage(answer)));
     return;
   }
   const d = answer.body;
@@ -282,16 +349,20 @@ function connect() {
   stream.addEventListener('error', () => {
     view.server = 'down';
     if (view.broker) setBroker(view.broker); else showBanner();
+    // A stream refused for want of a session: getJSON sends the browser to the login.
+    getJSON('/api/health').catch(() => {});
   });
   stream.addEventListener('occupancy', counted(applyOccupancy));
   stream.addEventListener('region', counted((event) => {
-    view.events.unshift(event);
+    view.events.push(event);
+    view.events.sort(byEventTime);
     view.events.length = Math.min(view.events.length, 200);
     renderEvents();
     if (view.device === event.dev) lookUp(event.dev);
   }));
   stream.addEventListener('layout', counted(() => loadStores()));
-  stream.addEventListener('health', counted(renderHealth));
+  stream.addEventListener('health', counted(applyHealthChanges));
+  stream.addEventListener('health-reload', counted(() => loadHealth()));
   stream.addEventListener('broker', counted(setBroker));
 }
 

@@ -1,7 +1,10 @@
+public import BeaconCore
 import CJSONC
 
-/// A JSON document as a Swift value, read and written with json-c: the edge's config file, the
-/// effective config that `--print-config` shows, and the lines `beacon-edge decode` prints.
+/// A JSON document as a Swift value, written (and read back) with json-c: the effective config
+/// that `--print-config` shows, the values of the flags that override config keys, and the lines
+/// `beacon-edge decode` prints. The config file itself is read by BeaconCore's ``JSONDocument``,
+/// which knows where each value is in the text.
 ///
 /// Objects keep their keys in file order (a config printed back reads like the file), and
 /// integers stay integers (json-c tells `1` from `1.0`, so a port given as `1883.5` is an error
@@ -141,6 +144,19 @@ public enum JSONValue: Sendable, Equatable {
             members.append((key, child))
         }
         self = .object(members)
+    }
+
+    /// The value as the config readers take it, with no location (it is not from the file).
+    public var node: JSONNode {
+        switch self {
+        case .null: return JSONNode(.null)
+        case .bool(let value): return JSONNode(.bool(value))
+        case .int(let value): return JSONNode(.number(Double(value)))
+        case .double(let value): return JSONNode(.number(value))
+        case .string(let value): return JSONNode(.string(value))
+        case .array(let items): return JSONNode(.array(items.map(\.node)))
+        case .object(let members): return JSONNode(.object(members.map { JSONMember(key: $0.key, value: $0.value.node) }))
+        }
     }
 
     /// Compares values, objects member by member in order.

@@ -1,90 +1,45 @@
 public import BeaconCore
-import Foundation
 
 extension Calibration {
-    /// Decodes and validates a calibration file's contents, as ``ChainConfig/parse(_:duplicates:)``
-    /// does a chain's: every problem at once, each with its JSON path — unknown keys (with a "did
-    /// you mean"), keys given twice, wrong types, numbers out of range, repeated fingerprints.
-    /// Whether the stores, gateways and sections it names are the chain's is
-    /// ``validate(against:)``'s to say. The caller reads the file and names it in the error.
-    public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> Calibration {
-        let data = Data(bytes)
-        let tree = try ChainConfig.jsonTree(data)
-        var issues = DuplicateKeys.find(in: bytes)
-        let shape = shapeIssues(in: tree)
-        // The decoder stops at the first wrong type; the tree walk reports them all.
-        if !shape.isEmpty { throw ConfigError(issues: issues + shape) }
-        let calibration: Calibration
-        do {
-            calibration = try JSONDecoder().decode(Calibration.self, from: data)
-        } catch let error as DecodingError {
-            throw ConfigError(issues: issues + [ChainConfig.issue(for: error)])
-        } catch {
-            throw ConfigError(issues: issues + [ConfigIssue(path: "$", message: "\(error)")])
+    /// Reads and validates a calibration file's contents, as ``ChainConfig/parse(_:)`` does a
+    /// chain's: every problem at once, each with its line, column and JSON path — unknown keys
+    /// (with a "did you mean"), keys given twice, wrong types, numbers out of range, repeated
+    /// fingerprints — and, given the `chain`, whether the stores, gateways and sections it names
+    /// are the chain's (``validate(against:)``). At most ``ConfigReader/defaultLimit`` problems:
+    /// a huge broken file is refused at its first ones. The caller reads the file and names it in
+    /// the error.
+    public static func parse(_ bytes: [UInt8], against chain: ChainConfig? = nil) throws(ConfigError) -> Calibration {
+        let (root, reader) = try ConfigReader.parse(bytes)
+        let calibration = reader.value(root).object { Calibration(reading: &$0) }
+        guard let calibration, reader.valuesAreUsable else { throw reader.error() }
+        reader.report(checked: calibration.validate(limit: reader.room), in: root)
+        if let chain, !reader.hasIssues {
+            reader.report(checked: calibration.validate(against: chain), in: root)
         }
-        issues += calibration.validate()
-        if !issues.isEmpty { throw ConfigError(issues: issues) }
+        if reader.hasIssues { throw reader.error() }
         return calibration
     }
 
-    /// The keys of each object of the format and the JSON type each takes; any object may carry a
-    /// `comment`, as in the chain config.
-    static let kinds: [String: [String: ChainConfig.Kind]] = [
-        "$": ["comment": .string, "stores": .array],
-        "store": ["major": .integer, "fingerprints": .array, "outside": .array, "comment": .string],
-        "fingerprint": ["gateway": .string, "section": .integer, "mean_dbm": .number, "sd_db": .number, "heard": .number,
-                        "samples": .integer, "comment": .string],
-        "outside": ["gateway": .string, "mean_dbm": .number, "sd_db": .number, "heard": .number, "samples": .integer, "comment": .string],
-    ]
-
-    /// Unknown keys and values of the wrong JSON type, with their paths (null counts as absent:
-    /// the decoder reports a null where a value is required).
-    static func shapeIssues(in tree: Any) -> [ConfigIssue] {
-        var issues: [ConfigIssue] = []
-        func check(_ value: Any, _ kindOf: String, _ path: String) -> [String: Any]? {
-            guard let object = value as? [String: Any] else {
-                issues.append(ConfigIssue(path: path, message: value is NSNull ? "is null, expected an object" : "has the wrong type, expected an object"))
-                return nil
-            }
-            let known = kinds[kindOf] ?? [:]
-            for key in object.keys.sorted() {
-                guard let kind = known[key] else {
-                    let hint = known.keys.min { ChainConfig.distance($0, key) < ChainConfig.distance($1, key) }
-                        .flatMap { ChainConfig.distance($0, key) <= 3 ? " (did you mean \"\($0)\"?)" : nil } ?? ""
-                    issues.append(ConfigIssue(path: "\(path).\(key)", message: "unknown key\(hint)"))
-                    continue
-                }
-                let item = object[key]!
-                if item is NSNull { continue }
-                if !kind.matches(item) {
-                    issues.append(ConfigIssue(path: "\(path).\(key)", message: "has the wrong type, expected \(kind.rawValue)"))
-                } else if kind == .integer, let x = (item as? NSNumber)?.doubleValue, !(x.rounded() == x && abs(x) < 9_007_199_254_740_992) {
-                    issues.append(ConfigIssue(path: "\(path).\(key)", message: "\(item) is not a whole number (within ±2^53)"))
-                }
-            }
-            return object
-        }
-        guard let root = check(tree, "$", "$") else { return issues }
-        for (i, store) in (root["stores"] as? [Any] ?? []).enumerated() {
-            guard let store = check(store, "store", "$.stores[\(i)]") else { continue }
-            for (j, fingerprint) in (store["fingerprints"] as? [Any] ?? []).enumerated() {
-                _ = check(fingerprint, "fingerprint", "$.stores[\(i)].fingerprints[\(j)]")
-            }
-            for (j, fingerprint) in (store["outside"] as? [Any] ?? []).enumerated() {
-                _ = check(fingerprint, "outside", "$.stores[\(i)].outside[\(j)]")
-            }
-        }
-        return issues
+    /// Reads the file's root object; nil where a required value cannot be used (reported).
+    init?(reading o: inout ConfigObject) {
+        let stores = o.required("stores", expecting: "an array")?.array { $0.object { Store(reading: &$0) } }
+        let comment = o.optional("comment", as: String.self)
+        guard let stores else { return nil }
+        self.init(comment: comment, stores: stores)
     }
 
     /// Every problem with the values, each with its JSON path; empty when the file is usable
     /// with a chain that has what it names.
-    public func validate() -> [ConfigIssue] {
+    public func validate() -> [ConfigIssue] { validate(limit: .max) }
+
+    /// The first `limit` or so problems with the values: a file of a million broken fingerprints
+    /// is refused at its first.
+    func validate(limit: Int) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
         if stores.isEmpty { issue("$.stores", "no store is calibrated") }
         var storePaths: [Int: String] = [:]
-        for (i, store) in stores.enumerated() {
+        for (i, store) in stores.enumerated() where issues.count < limit {
             let path = "$.stores[\(i)]"
             if !(0...65535).contains(store.major) {
                 issue("\(path).major", "\(store.major) is out of range 0…65535 (a store is an iBeacon major)")
@@ -96,7 +51,7 @@ extension Calibration {
             }
             if store.fingerprints.isEmpty { issue("\(path).fingerprints", "store \(store.major) has no fingerprint") }
             var seen: [String: Int] = [:]
-            for (j, fingerprint) in store.fingerprints.enumerated() {
+            for (j, fingerprint) in store.fingerprints.enumerated() where issues.count < limit {
                 let fpath = "\(path).fingerprints[\(j)]"
                 issues += fingerprint.validate(at: fpath)
                 let key = "\(fingerprint.gateway) \(fingerprint.section)"
@@ -159,5 +114,46 @@ extension Calibration.Fingerprint {
                           at: gateway.isEmpty ? 1 : 0)
         }
         return issues
+    }
+}
+
+extension Calibration.Store {
+    /// Reads a store's object; nil where a required value cannot be used (reported).
+    init?(reading o: inout ConfigObject) {
+        let major = o.required("major", as: Int.self)
+        let fingerprints = o.required("fingerprints", expecting: "an array")?.array { $0.object { Calibration.Fingerprint(reading: &$0) } }
+        let outside = o.member("outside")?.array { $0.object { Calibration.OutsideFingerprint(reading: &$0) } }
+        o.comment()
+        guard let major, let fingerprints else { return nil }
+        self.init(major: major, fingerprints: fingerprints, outside: outside)
+    }
+}
+
+extension Calibration.Fingerprint {
+    /// Reads a fingerprint's object; nil where a required value cannot be used (reported).
+    init?(reading o: inout ConfigObject) {
+        let gateway = o.required("gateway", as: String.self)
+        let section = o.required("section", as: Int.self)
+        let meanDBm = o.required("mean_dbm", as: Double.self)
+        let sdDB = o.required("sd_db", as: Double.self)
+        let heard = o.required("heard", as: Double.self)
+        let samples = o.optional("samples", as: Int.self)
+        o.comment()
+        guard let gateway, let section, let meanDBm, let sdDB, let heard else { return nil }
+        self.init(gateway: gateway, section: section, meanDBm: meanDBm, sdDB: sdDB, heard: heard, samples: samples)
+    }
+}
+
+extension Calibration.OutsideFingerprint {
+    /// Reads an outside fingerprint's object; nil where a required value cannot be used (reported).
+    init?(reading o: inout ConfigObject) {
+        let gateway = o.required("gateway", as: String.self)
+        let meanDBm = o.required("mean_dbm", as: Double.self)
+        let sdDB = o.required("sd_db", as: Double.self)
+        let heard = o.required("heard", as: Double.self)
+        let samples = o.optional("samples", as: Int.self)
+        o.comment()
+        guard let gateway, let meanDBm, let sdDB, let heard else { return nil }
+        self.init(gateway: gateway, meanDBm: meanDBm, sdDB: sdDB, heard: heard, samples: samples)
     }
 }

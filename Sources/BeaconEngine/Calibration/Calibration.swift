@@ -2,10 +2,10 @@
 /// store's sections, learnt from a walk with a known truth (`beacon-aggregator calibrate`), for the
 /// `fingerprint` rule.
 ///
-/// This is the file format (docs/CALIBRATION.md), decoded as it is written; the chain config names
-/// the file in its `calibration` key. It is checked on its own by ``Calibration/parse(_:)`` and
-/// against the chain by ``Calibration/validate(against:)``. JSON keys are snake_case and
-/// documented per property; unknown keys are errors.
+/// This is the file format (docs/CALIBRATION.md), read as it is written; the chain config names
+/// the file in its `calibration` key. It is read and checked by ``Calibration/parse(_:against:)``,
+/// on its own and against the chain (``Calibration/validate(against:)``). JSON keys are snake_case
+/// and documented per property; unknown keys are errors.
 ///
 /// A fingerprint describes the gateway's *calibrated* level (its report plus the chain's
 /// `calibration_db` for it) as the engine's per-link filter estimates it: change a gateway's

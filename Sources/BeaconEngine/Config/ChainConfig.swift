@@ -1,10 +1,13 @@
+import BeaconCore
+
 /// The chain as the aggregator (and the simulator) sees it: the site UUID, the stores (major) with
 /// their sections (minor), the gateways installed in them, region notification flags and tuning.
 ///
-/// This is the file format (`config/chain.example.json`), decoded as it is written; it is checked
-/// by ``ChainConfig/validate()`` and turned into the engine's indexed ``Chain`` by
-/// ``ChainConfig/resolve()``. JSON keys are snake_case and documented per property.
-public struct ChainConfig: Codable, Sendable, Equatable {
+/// This is the file format (`config/chain.example.json`), read as it is written by
+/// ``ChainConfig/parse(_:)``; it is checked by ``ChainConfig/validate()`` and turned into the
+/// engine's indexed ``Chain`` by ``ChainConfig/resolve()``. JSON keys are snake_case and
+/// documented per property.
+public struct ChainConfig: Encodable, Sendable, Equatable {
     /// `site_uuid`: the chain's proximity UUID (one per deployment), `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`.
     public var siteUUID: String
     /// `stores`: every store of the chain (or of the part this aggregator is given).
@@ -34,17 +37,20 @@ public struct ChainConfig: Codable, Sendable, Equatable {
         case siteUUID = "site_uuid", stores, gateways, tuning, calibrationFile = "calibration"
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        siteUUID = try c.decode(String.self, forKey: .siteUUID)
-        stores = try c.decode([Store].self, forKey: .stores)
-        gateways = try c.decode([Gateway].self, forKey: .gateways)
-        tuning = try c.decodeIfPresent(Tuning.self, forKey: .tuning) ?? Tuning()
-        calibrationFile = try c.decodeIfPresent(String.self, forKey: .calibrationFile)
+    /// Reads the chain file's root object; nil where a required value cannot be used (reported).
+    init?(reading o: inout ConfigObject) {
+        let siteUUID = o.required("site_uuid", as: String.self)
+        let stores = o.required("stores", expecting: "an array")?.array { $0.object { Store(reading: &$0) } }
+        let gateways = o.required("gateways", expecting: "an array")?.array { $0.object { Gateway(reading: &$0) } }
+        let tuning = o.member("tuning")?.object { Tuning(reading: &$0) }
+        let calibrationFile = o.optional("calibration", as: String.self)
+        o.comment()
+        guard let siteUUID, let stores, let gateways else { return nil }
+        self.init(siteUUID: siteUUID, stores: stores, gateways: gateways, tuning: tuning ?? Tuning(), calibrationFile: calibrationFile)
     }
 
     /// A store: Core Location's UUID+major region.
-    public struct Store: Codable, Sendable, Equatable {
+    public struct Store: Encodable, Sendable, Equatable {
         /// `major`: the store number, 0–65535 (decoded wide so that a bad value is reported, not trapped).
         public var major: Int
         /// `name`: shown in events and dashboards.
@@ -82,19 +88,23 @@ public struct ChainConfig: Codable, Sendable, Equatable {
             case mountHeight = "mount_height_m"
         }
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            major = try c.decode(Int.self, forKey: .major)
-            name = try c.decodeIfPresent(String.self, forKey: .name) ?? "store \(major)"
-            notifyOnEntry = try c.decodeIfPresent(Bool.self, forKey: .notifyOnEntry) ?? true
-            notifyOnExit = try c.decodeIfPresent(Bool.self, forKey: .notifyOnExit) ?? true
-            sections = try c.decode([Section].self, forKey: .sections)
-            mountHeight = try c.decodeIfPresent(Double.self, forKey: .mountHeight)
+        /// Reads a store's object; nil where a required value cannot be used (reported).
+        init?(reading o: inout ConfigObject) {
+            let major = o.required("major", as: Int.self)
+            let name = o.optional("name", as: String.self)
+            let notifyOnEntry = o.optional("notify_on_entry", as: Bool.self)
+            let notifyOnExit = o.optional("notify_on_exit", as: Bool.self)
+            let sections = o.required("sections", expecting: "an array")?.array { $0.object { Section(reading: &$0) } }
+            let mountHeight = o.optional("mount_height_m", as: Double.self)
+            o.comment()
+            guard let major, let sections else { return nil }
+            self.init(major: major, name: name ?? "store \(major)", notifyOnEntry: notifyOnEntry ?? true, notifyOnExit: notifyOnExit ?? true,
+                      sections: sections, mountHeight: mountHeight)
         }
     }
 
     /// A section of a store: Core Location's UUID+major+minor region.
-    public struct Section: Codable, Sendable, Equatable {
+    public struct Section: Encodable, Sendable, Equatable {
         /// `minor`: the section number inside its store, 0–65535.
         public var minor: Int
         /// `name`: shown in events and dashboards.
@@ -128,20 +138,24 @@ public struct ChainConfig: Codable, Sendable, Equatable {
             case notifyOnEntry = "notify_on_entry", notifyOnExit = "notify_on_exit"
         }
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            minor = try c.decode(Int.self, forKey: .minor)
-            name = try c.decodeIfPresent(String.self, forKey: .name) ?? "section \(minor)"
-            adjacent = try c.decodeIfPresent([Int].self, forKey: .adjacent)
-            polygon = try c.decodeIfPresent([[Double]].self, forKey: .polygon)
-            streetDoor = try c.decodeIfPresent(Bool.self, forKey: .streetDoor) ?? false
-            notifyOnEntry = try c.decodeIfPresent(Bool.self, forKey: .notifyOnEntry) ?? true
-            notifyOnExit = try c.decodeIfPresent(Bool.self, forKey: .notifyOnExit) ?? true
+        /// Reads a section's object; nil where a required value cannot be used (reported).
+        init?(reading o: inout ConfigObject) {
+            let minor = o.required("minor", as: Int.self)
+            let name = o.optional("name", as: String.self)
+            let adjacent = o.member("adjacent")?.array { $0.read(Int.self) }
+            let polygon = o.member("polygon")?.array { point in point.array { $0.read(Double.self) } }
+            let streetDoor = o.optional("street_door", as: Bool.self)
+            let notifyOnEntry = o.optional("notify_on_entry", as: Bool.self)
+            let notifyOnExit = o.optional("notify_on_exit", as: Bool.self)
+            o.comment()
+            guard let minor else { return nil }
+            self.init(minor: minor, name: name ?? "section \(minor)", adjacent: adjacent, polygon: polygon, streetDoor: streetDoor ?? false,
+                      notifyOnEntry: notifyOnEntry ?? true, notifyOnExit: notifyOnExit ?? true)
         }
     }
 
     /// A gateway (one beacon-edge) installed in one section.
-    public struct Gateway: Codable, Sendable, Equatable {
+    public struct Gateway: Encodable, Sendable, Equatable {
         /// `id`: `gw-` + `a-z0-9-`, as the edge publishes it.
         public var id: String
         /// `store`: the major of the store it is installed in.
@@ -170,14 +184,18 @@ public struct ChainConfig: Codable, Sendable, Equatable {
             case id, store, section, position, calibrationDB = "calibration_db", pathLossExponent = "path_loss_exponent"
         }
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            id = try c.decode(String.self, forKey: .id)
-            store = try c.decode(Int.self, forKey: .store)
-            section = try c.decode(Int.self, forKey: .section)
-            position = try c.decodeIfPresent([Double].self, forKey: .position)
-            calibrationDB = try c.decodeIfPresent(Double.self, forKey: .calibrationDB) ?? 0
-            pathLossExponent = try c.decodeIfPresent(Double.self, forKey: .pathLossExponent)
+        /// Reads a gateway's object; nil where a required value cannot be used (reported).
+        init?(reading o: inout ConfigObject) {
+            let id = o.required("id", as: String.self)
+            let store = o.required("store", as: Int.self)
+            let section = o.required("section", as: Int.self)
+            let position = o.member("position")?.array { $0.read(Double.self) }
+            let calibrationDB = o.optional("calibration_db", as: Double.self)
+            let pathLossExponent = o.optional("path_loss_exponent", as: Double.self)
+            o.comment()
+            guard let id, let store, let section else { return nil }
+            self.init(id: id, store: store, section: section, position: position, calibrationDB: calibrationDB ?? 0,
+                      pathLossExponent: pathLossExponent)
         }
     }
 }

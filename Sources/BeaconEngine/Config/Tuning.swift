@@ -1,6 +1,8 @@
+import BeaconCore
+
 /// Decision parameters of the engine (`tuning` in the chain config). Every key is optional; the
 /// defaults are the ones measured in docs/MEASUREMENTS.md.
-public struct Tuning: Codable, Sendable, Equatable {
+public struct Tuning: Encodable, Sendable, Equatable {
     /// Which rule decides the section from the scores.
     public enum Rule: String, Codable, Sendable, CaseIterable {
         /// Strongest calibrated, smoothed section wins, but only by more than `switch_margin_db`;
@@ -156,45 +158,48 @@ public struct Tuning: Codable, Sendable, Equatable {
         case positionSwitchOdds = "position_switch_odds", deviceSpreadDB = "device_spread_db"
     }
 
-    /// One of a fixed set of names; an unknown one is an error that lists them.
-    static func choice<T: RawRepresentable & CaseIterable>(_ type: T.Type, _ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> T?
-    where T.RawValue == String {
-        guard let name = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
-        guard let value = T(rawValue: name) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c, debugDescription: "\"\(name)\" is not one of \(T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
-        }
-        return value
+    /// Reads the chain's `tuning` object: each key that is there replaces its default; one that
+    /// cannot be used is reported and leaves the default.
+    init(reading o: inout ConfigObject) {
+        self.init()
+        o.read(.rule, into: &rule)
+        o.read(.switchMarginDB, into: &switchMarginDB)
+        o.read(.dwellSeconds, into: &dwellSeconds)
+        o.read(.exitRule, into: &exitRule)
+        o.read(.exitTimeoutSeconds, into: &exitTimeoutSeconds)
+        o.read(.exitMinSeconds, into: &exitMinSeconds)
+        o.read(.exitFalseProbability, into: &exitFalseProbability)
+        o.read(.minSightingsToEnter, into: &minSightingsToEnter)
+        o.read(.enterWindowSeconds, into: &enterWindowSeconds)
+        o.read(.processNoise, into: &processNoise)
+        o.read(.measurementNoiseDB, into: &measurementNoiseDB)
+        o.read(.staleAfterSeconds, into: &staleAfterSeconds)
+        o.read(.pathLossExponent, into: &pathLossExponent)
+        o.read(.defaultMeasuredPower, into: &defaultMeasuredPower)
+        o.read(.gatewaySilenceSeconds, into: &gatewaySilenceSeconds)
+        o.read(.latenessSeconds, into: &latenessSeconds)
+        o.read(.streetExit, into: &streetExit)
+        o.read(.storefrontDB, into: &storefrontDB)
+        o.read(.wallDB, into: &wallDB)
+        o.read(.windowSeconds, into: &windowSeconds)
+        o.read(.sectionStaySeconds, into: &sectionStaySeconds)
+        o.read(.outsideStaySeconds, into: &outsideStaySeconds)
+        o.read(.hmmSwitchOdds, into: &hmmSwitchOdds)
+        o.read(.fingerprintSwitchOdds, into: &fingerprintSwitchOdds)
+        o.read(.positionSwitchOdds, into: &positionSwitchOdds)
+        o.read(.deviceSpreadDB, into: &deviceSpreadDB)
+        o.comment()
+    }
+}
+
+extension ConfigObject {
+    /// The tuning key `key` into `target`, when given and usable.
+    fileprivate mutating func read<T: ConfigScalar>(_ key: Tuning.CodingKeys, into target: inout T) {
+        read(key.rawValue, into: &target)
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = Tuning()
-        rule = try Self.choice(Rule.self, c, .rule) ?? d.rule
-        switchMarginDB = try c.decodeIfPresent(Double.self, forKey: .switchMarginDB) ?? d.switchMarginDB
-        dwellSeconds = try c.decodeIfPresent(Double.self, forKey: .dwellSeconds) ?? d.dwellSeconds
-        exitRule = try Self.choice(ExitRule.self, c, .exitRule) ?? d.exitRule
-        exitTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .exitTimeoutSeconds) ?? d.exitTimeoutSeconds
-        exitMinSeconds = try c.decodeIfPresent(Double.self, forKey: .exitMinSeconds) ?? d.exitMinSeconds
-        exitFalseProbability = try c.decodeIfPresent(Double.self, forKey: .exitFalseProbability) ?? d.exitFalseProbability
-        minSightingsToEnter = try c.decodeIfPresent(Int.self, forKey: .minSightingsToEnter) ?? d.minSightingsToEnter
-        enterWindowSeconds = try c.decodeIfPresent(Double.self, forKey: .enterWindowSeconds) ?? d.enterWindowSeconds
-        processNoise = try c.decodeIfPresent(Double.self, forKey: .processNoise) ?? d.processNoise
-        measurementNoiseDB = try c.decodeIfPresent(Double.self, forKey: .measurementNoiseDB) ?? d.measurementNoiseDB
-        staleAfterSeconds = try c.decodeIfPresent(Double.self, forKey: .staleAfterSeconds) ?? d.staleAfterSeconds
-        pathLossExponent = try c.decodeIfPresent(Double.self, forKey: .pathLossExponent) ?? d.pathLossExponent
-        defaultMeasuredPower = try c.decodeIfPresent(Double.self, forKey: .defaultMeasuredPower) ?? d.defaultMeasuredPower
-        gatewaySilenceSeconds = try c.decodeIfPresent(Double.self, forKey: .gatewaySilenceSeconds) ?? d.gatewaySilenceSeconds
-        latenessSeconds = try c.decodeIfPresent(Double.self, forKey: .latenessSeconds) ?? d.latenessSeconds
-        streetExit = try c.decodeIfPresent(Bool.self, forKey: .streetExit) ?? d.streetExit
-        storefrontDB = try c.decodeIfPresent(Double.self, forKey: .storefrontDB) ?? d.storefrontDB
-        wallDB = try c.decodeIfPresent(Double.self, forKey: .wallDB) ?? d.wallDB
-        windowSeconds = try c.decodeIfPresent(Double.self, forKey: .windowSeconds) ?? d.windowSeconds
-        sectionStaySeconds = try c.decodeIfPresent(Double.self, forKey: .sectionStaySeconds) ?? d.sectionStaySeconds
-        outsideStaySeconds = try c.decodeIfPresent(Double.self, forKey: .outsideStaySeconds) ?? d.outsideStaySeconds
-        hmmSwitchOdds = try c.decodeIfPresent(Double.self, forKey: .hmmSwitchOdds) ?? d.hmmSwitchOdds
-        fingerprintSwitchOdds = try c.decodeIfPresent(Double.self, forKey: .fingerprintSwitchOdds) ?? d.fingerprintSwitchOdds
-        positionSwitchOdds = try c.decodeIfPresent(Double.self, forKey: .positionSwitchOdds) ?? d.positionSwitchOdds
-        deviceSpreadDB = try c.decodeIfPresent(Double.self, forKey: .deviceSpreadDB) ?? d.deviceSpreadDB
+    /// The tuning key `key`, one of `T`'s names, into `target`, when given and usable.
+    fileprivate mutating func read<T: RawRepresentable & CaseIterable>(_ key: Tuning.CodingKeys, into target: inout T) where T.RawValue == String {
+        read(key.rawValue, into: &target)
     }
 }

@@ -17,7 +17,9 @@ public enum TruthFile {
 
     /// One line for a change.
     public static func line(_ change: TruthChange) -> String {
-        let head = "{\"t\":\(change.time),\"dev\":\"\(change.device.rawValue)\","
+        // A device id is printable ASCII, `"` and `\` included: those are escaped.
+        let dev = change.device.rawValue.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let head = "{\"t\":\(change.time),\"dev\":\"\(dev)\","
         switch change.place {
         case .inside(let store, let section):
             return head + "\"major\":\(store),\"minor\":\(section.map(String.init) ?? "null")}"
@@ -33,66 +35,50 @@ public enum TruthFile {
     public static let plausibleTimes: ClosedRange<Int64> = 946_684_800_000...4_102_444_800_000
 
     /// Reads a truth file; a bad line throws with its number.
-    public static func read(path: String) throws -> [TruthChange] { try readWithEnd(path: path).changes }
+    public static func read(path: String) throws(EvaluationInputError) -> [TruthChange] { try readWithEnd(path: path).changes }
 
     /// Reads a truth file and the end of its recorded period, when it records one.
-    public static func readWithEnd(path: String) throws -> (changes: [TruthChange], end: Int64?) {
+    public static func readWithEnd(path: String) throws(EvaluationInputError) -> (changes: [TruthChange], end: Int64?) {
         let (numbered, end) = try readNumbered(path: path)
         return (numbered.map(\.change), end)
     }
 
     /// Reads a truth file, each change with its 1-based line number (for errors about what it
     /// says, such as a section the chain does not have), and the end of its recorded period.
-    public static func readNumbered(path: String) throws -> (changes: [(line: Int, change: TruthChange)], end: Int64?) {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+    public static func readNumbered(path: String) throws(EvaluationInputError) -> (changes: [(line: Int, change: TruthChange)], end: Int64?) {
+        try parse(contents(of: path), file: path)
+    }
+
+    /// Reads the text of a truth file named `file`: lines end with LF or CR LF; blank lines and
+    /// lines starting with `#` are skipped; a bad line throws with its line and column; a file
+    /// without a single change of place is refused, as nothing could be scored against it.
+    public static func parse(_ bytes: [UInt8], file: String) throws(EvaluationInputError) -> (changes: [(line: Int, change: TruthChange)], end: Int64?) {
         var changes: [(line: Int, change: TruthChange)] = []
         var end: Int64?
-        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            func fail(_ reason: String) -> EvaluationInputError { EvaluationInputError(file: path, line: n + 1, reason: reason) }
-            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any] else {
-                throw fail("not a JSON object (a truth line is {\"t\",\"dev\",\"major\",\"minor\"}, {\"t\",\"dev\",\"unscored\":true} or {\"t\",\"end\":true})")
+        var number = 0
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            number += 1
+            let text = line.last == 0x0D ? line.dropLast() : line
+            guard let first = text.first(where: { $0 != 0x20 && $0 != 0x09 }), first != UInt8(ascii: "#") else { continue }
+            switch try TruthLine.read(Array(text), file: file, line: number) {
+            case .change(let change): changes.append((number, change))
+            case .end(let time): end = time
             }
-            let isEnd = object["end"] as? Bool == true
-            let t = try time(object["t"], named: isEnd ? "end t" : "t", fail: fail)
-            if isEnd {
-                end = t
-                continue
-            }
-            guard let dev = object["dev"] as? String else { throw fail("no \"dev\": whose place is this?") }
-            let device: DeviceID
-            do { device = try DeviceID(dev) } catch { throw fail("\"dev\": \(error)") }
-            if object["unscored"] as? Bool == true {
-                guard object["major"] == nil || object["major"] is NSNull, object["minor"] == nil || object["minor"] is NSNull else {
-                    throw fail("an unscored line names no store or section (drop \"major\" and \"minor\")")
-                }
-                changes.append((n + 1, TruthChange(time: t, device: device, place: .unscored)))
-                continue
-            }
-            let major = try number(object["major"], "major", fail: fail)
-            let minor = try number(object["minor"], "minor", fail: fail)
-            if major == nil && minor != nil { throw fail("a section (\"minor\") without its store (\"major\")") }
-            changes.append((n + 1, TruthChange(time: t, device: device, store: major, section: minor)))
+        }
+        guard !changes.isEmpty else {
+            throw EvaluationInputError(file: file, reason: "holds no change of a device's place (a line such as {\"t\":…,\"dev\":…,\"major\":…,\"minor\":…}): there is nothing to score against")
         }
         return (changes, end)
     }
 
-    /// `t`: Unix ms, or an ISO-8601 time with a zone; within ``plausibleTimes``.
-    static func time(_ value: Any?, named name: String, fail: (String) -> EvaluationInputError) throws -> Int64 {
-        let t: Int64
-        if let text = value as? String {
-            guard let parsed = isoTime(text) else {
-                throw fail("\(name) \"\(text)\" is not an ISO-8601 time with a zone, such as \"2021-08-03T16:41:05.2Z\"")
-            }
-            t = parsed
-        } else if let number = value as? NSNumber, let exact = Int64(exactly: number.doubleValue) {
-            t = exact
-        } else {
-            throw fail("no \"t\" (Unix ms, or an ISO-8601 time such as \"2021-08-03T16:41:05.2Z\")")
+    /// The bytes of the file at `path`; a file that cannot be read throws, naming it.
+    static func contents(of path: String) throws(EvaluationInputError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let data = FileManager.default.contents(atPath: path) else {
+            throw EvaluationInputError(file: path, reason: "cannot read the file (missing, a directory, or not readable)")
         }
-        guard plausibleTimes.contains(t) else { throw fail("\(name) \(t) is not a Unix ms time between 2000 and 2100") }
-        return t
+        return Array(data)
     }
 
     /// An ISO-8601 time with a zone (`Z` or `±hh:mm`), with or without fractional seconds, as Unix ms.
@@ -105,15 +91,6 @@ public enum TruthFile {
         return nil
     }
 
-    /// `major` or `minor`: absent or null, or a whole number 0–65535.
-    static func number(_ value: Any?, _ key: String, fail: (String) -> EvaluationInputError) throws -> UInt16? {
-        guard let value, !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, let exact = UInt16(exactly: number.doubleValue) else {
-            throw fail("\"\(key)\" is not null or a whole number 0–65535")
-        }
-        return exact
-    }
-
     /// How far apart in event time two events with the same device, store and `seq` are still one
     /// event delivered twice, ms: well under the 10 minutes after which a device's `seq` restarts.
     public static let repeatWindow: Int64 = 300_000
@@ -124,15 +101,16 @@ public enum TruthFile {
     /// are dropped by (`dev`, `major`, `seq`) within ``repeatWindow`` of the first copy's time, as
     /// docs/WIRE.md tells consumers to (a device back after 10 minutes outside starts again at `seq`
     /// 1). `last` is the latest event or state time, `.min` when the file holds neither.
-    public static func readEvents(path: String, scheme: TopicScheme) throws -> (events: [ReportedTransition], last: Int64) {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+    public static func readEvents(path: String, scheme: TopicScheme) throws(EvaluationInputError) -> (events: [ReportedTransition], last: Int64) {
+        let bytes = try contents(of: path)
         var events: [ReportedTransition] = []
         var seen: [String: Int64] = [:]
         var last: Int64 = .min
-        for (n, line) in text.split(whereSeparator: \.isNewline).enumerated() {
-            guard let space = line.firstIndex(of: " ") else { continue }
-            guard let topic = try? scheme.parse(String(line[..<space])) else { continue }
-            let payload = Array(line[line.index(after: space)...].utf8)
+        for (n, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let text = line.last == 0x0D ? line.dropLast() : line
+            guard let space = text.firstIndex(of: UInt8(ascii: " ")) else { continue }
+            guard let topic = try? scheme.parse(String(decoding: text[..<space], as: UTF8.self)) else { continue }
+            let payload = Array(text[(space + 1)...])
             switch topic {
             case .event:
                 guard let e = try? RegionEvent.decode(payload) else {
@@ -154,10 +132,29 @@ public enum TruthFile {
     }
 }
 
-/// An evaluation input that cannot be used.
+/// An evaluation input that cannot be used: the file, the line and column when one is at
+/// fault, and why.
 public struct EvaluationInputError: Error, CustomStringConvertible {
+    /// The file at fault, as given (a path).
     public var file: String
-    public var line: Int
+    /// Its 1-based line; nil when the fault is the whole file (unreadable, nothing in it).
+    public var line: Int?
+    /// The 1-based column on that line, when known.
+    public var column: Int?
+    /// What is wrong, in words a person can act on.
     public var reason: String
-    public var description: String { "\(file):\(line): \(reason)" }
+
+    /// An error about `file` (at `line` and `column`).
+    public init(file: String, line: Int? = nil, column: Int? = nil, reason: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.reason = reason
+    }
+
+    /// `file:line:column: reason`, as compilers write it, so editors can jump there.
+    public var description: String {
+        let place = [line, line == nil ? nil : column].compactMap { $0 }.map { ":\($0)" }.joined()
+        return "\(file)\(place): \(reason)"
+    }
 }

@@ -1,3 +1,4 @@
+public import BeaconCore
 public import BeaconEngine
 import Foundation
 
@@ -7,14 +8,14 @@ import Foundation
 /// As a file (`beacon-sim import --zones FILE`):
 /// `{"name":"rooms","zones":[{"name":"kitchen","polygon":[[0,0],[4,0],[4,3],[0,3]],"anchors":[1,4],"adjacent":[2]}]}`
 /// in the dataset's frame, metres; `adjacent` (optional) lists the minors one can walk to directly.
-public struct Zoning: Codable, Sendable, Equatable {
+public struct Zoning: Encodable, Sendable, Equatable {
     /// A name for the zoning, shown in the chain's comment.
     public var name: String
     /// The zones, minor 1 first.
     public var zones: [Zone]
 
     /// One zone: a section of the imported store.
-    public struct Zone: Codable, Sendable, Equatable {
+    public struct Zone: Encodable, Sendable, Equatable {
         /// The section's name.
         public var name: String
         /// Its outline, `[[x, y], …]` in metres, in the dataset's frame.
@@ -30,6 +31,17 @@ public struct Zoning: Codable, Sendable, Equatable {
             self.polygon = polygon
             self.anchors = anchors
             self.adjacent = adjacent
+        }
+
+        /// Reads a zone's object; nil where a required value cannot be used (reported).
+        init?(reading o: inout ConfigObject) {
+            let name = o.required("name", as: String.self)
+            let polygon = o.required("polygon", expecting: "an array")?.array { point in point.array { $0.read(Double.self) } }
+            let anchors = o.required("anchors", expecting: "an array")?.array { $0.read(Int.self) }
+            let adjacent = o.member("adjacent")?.array { $0.read(Int.self) }
+            o.comment()
+            guard let name, let polygon, let anchors else { return nil }
+            self.init(name: name, polygon: polygon, anchors: anchors, adjacent: adjacent)
         }
     }
 
@@ -60,16 +72,33 @@ public struct Zoning: Codable, Sendable, Equatable {
         return best
     }
 
-    /// Reads a zoning file; the errors name the file.
+    /// Reads a zoning file; the errors name the file, and each problem in it its line, column
+    /// and JSON path.
     public static func load(path: String) throws(ImportError) -> Zoning {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ImportError(file: path, reason: "cannot read the zoning file (missing or not readable)")
         }
         do {
-            return try JSONDecoder().decode(Zoning.self, from: data)
+            return try parse(Array(data))
         } catch {
-            throw ImportError(file: path, reason: "not a zoning {\"name\",\"zones\":[{\"name\",\"polygon\",\"anchors\"}]}: \(error)")
+            var located = error
+            located.file = path
+            throw ImportError(file: path, reason: "not a zoning {\"name\",\"zones\":[{\"name\",\"polygon\",\"anchors\"}]}:\n\(located)")
         }
+    }
+
+    /// Reads a zoning from the JSON text of its file: every problem, with its JSON path.
+    public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> Zoning {
+        let (root, reader) = try ConfigReader.parse(bytes)
+        let zoning = reader.value(root).object { o -> Zoning? in
+            let name = o.required("name", as: String.self)
+            let zones = o.required("zones", expecting: "an array")?.array { $0.object { Zone(reading: &$0) } }
+            o.comment()
+            guard let name, let zones else { return nil }
+            return Zoning(name: name, zones: zones)
+        }
+        guard let zoning, !reader.hasIssues else { throw reader.error() }
+        return zoning
     }
 
     /// Checks the zoning against the dataset's anchor ids: every zone has a polygon of 3 or more
