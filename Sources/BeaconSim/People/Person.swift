@@ -21,11 +21,10 @@ struct Person: Sendable {
     let kind: Kind
     /// Store index in the chain.
     let store: Int
-    /// Advertising interval, seconds, and the advert's measured power at 1 m (dBm).
+    /// Advertising interval, seconds.
     let advertInterval: Double
-    let measuredPower: Int
-    /// How far the device's real power is from what it advertises (manufacturing spread), dB.
-    let powerError: Double
+    /// What the device advertises and how loud it really is.
+    let radio: DeviceRadio
     /// Walking speed, m/s.
     let speed: Double
     var position: Chain.Point
