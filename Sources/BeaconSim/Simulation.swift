@@ -18,7 +18,8 @@ public struct SimulatedBatch: Sendable {
 
 /// Stores full of walking people whose phones advertise, heard by every gateway through a
 /// log-distance path-loss model with correlated shadowing, fading, walls, body loss, packet loss
-/// and scan duty cycle. Deterministic for a seed. Advance it one batch window at a time.
+/// and scan duty cycle; and, when one is scheduled (``schedule(_:)``), the tag of a calibration
+/// walk. Deterministic for a seed. Advance it one batch window at a time.
 public struct Simulation: Sendable {
     public let chain: Chain
     public let config: SimulationConfig
@@ -35,6 +36,8 @@ public struct Simulation: Sendable {
     var pending: [[Observation]]
     var random: SeededRandom
     var deviceCounter = 0
+    /// Calibration walks' tags still to set off, in start order (``schedule(_:)``).
+    var pendingTags: [PendingTag] = []
     /// Current simulated time, Unix ms.
     public private(set) var now: Int64
 
@@ -74,6 +77,7 @@ public struct Simulation: Sendable {
         }
         for s in chain.stores.indices {
             nextArrival[s] = config.start + Int64(random.exponential(mean: config.arrivalInterval) * 1000)
+            guard config.shoppers else { continue }
             for _ in 0..<config.initialShoppers { addPerson(store: s, kind: .shopper, inside: true) }
             for _ in 0..<config.staffPerStore { addPerson(store: s, kind: .staff, inside: true) }
         }
@@ -119,6 +123,8 @@ public struct Simulation: Sendable {
     // MARK: - People
 
     mutating func arrivals(until t: Int64) {
+        setOffTags(until: t)
+        guard config.shoppers else { return }
         for s in chain.stores.indices {
             while nextArrival[s] <= t {
                 addPerson(store: s, kind: .shopper, inside: false)
@@ -195,9 +201,13 @@ public enum SimulationError: Error, Sendable, CustomStringConvertible {
     case noGeometry(store: StoreNumber)
     /// A gateway has no position: it could hear no one.
     case noPosition(gateway: GatewayID)
+    /// A calibration walk names a store the chain does not have.
+    case unknownStore(StoreNumber, known: [StoreNumber])
 
     public var description: String {
         switch self {
+        case .unknownStore(let store, let known):
+            return "store \(store) is not in the chain (it has \(known.map(String.init).joined(separator: ", ")))"
         case .noPosition(let gateway):
             return "gateway \(gateway) needs a \"position\" ([x, y] in metres) to be simulated"
         case .noGeometry(let store):

@@ -41,6 +41,13 @@ struct DeviceSpreadTests {
         #expect(abs(Self.spread(links).sd - SimulationConfig().deviceLinkSigma) < 0.15)
     }
 
+    @Test("a tag is exactly as loud as asked, and advertises the typical phone's power")
+    func tagLevel() {
+        let tag = DeviceRadio.tag(offset: -7, stream: SeededRandom(seed: 3), gateways: 4, config: SimulationConfig())
+        #expect(tag.level == Double(DeviceRadio.typicalLevel) - 7 && tag.advertisedPower == DeviceRadio.typicalLevel)
+        #expect(tag.linkOffsets.count == 4 && Set(tag.linkOffsets).count == 4)
+    }
+
     /// Every sighting of `windows` windows of a run with `config`: (device, gateway, time) → RSSI.
     static func sightings(_ config: SimulationConfig, windows: Int) throws -> [String: Int] {
         var simulation = try Simulation(chain: try DefaultChain.config().resolve(), config: config)

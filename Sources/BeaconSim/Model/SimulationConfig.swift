@@ -4,9 +4,11 @@ public struct SimulationConfig: Sendable, Equatable {
     /// Seed: the same seed and config give the same run.
     public var seed: UInt64 = 1
     /// Seed of the site's own hidden properties — the gateways' gains and the shadowing bound to
-    /// places — when they should stay while the people change (a calibration one day, shoppers
-    /// on others); nil: ``seed``.
+    /// places — when they should stay while the people change (a calibration walk one day,
+    /// shoppers on others); nil: ``seed``.
     public var siteSeed: UInt64?
+    /// Whether shoppers and staff walk the stores (a calibration walk may go alone).
+    public var shoppers = true
     /// Simulated duration, seconds.
     public var duration: Double = 600
     /// Event time of the start, Unix ms.

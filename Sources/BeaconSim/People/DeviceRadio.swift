@@ -10,7 +10,8 @@ struct DeviceRadio: Sendable {
     /// (antenna pattern, how it is carried), dB.
     let linkOffsets: [Double]
 
-    /// The level of the typical phone at 1 m, dBm: the middle of the shoppers' spread.
+    /// The level of the typical phone at 1 m, dBm: the middle of the shoppers' spread, and the
+    /// level of a calibration tag with no offset.
     static let typicalLevel = -59
 
     /// The first two draws of a shopper's or staff member's device from its own generator:
@@ -33,5 +34,20 @@ struct DeviceRadio: Sendable {
         advertisedPower = advertised
         level = Double(advertised) + unitError + hidden.gaussian() * config.devicePowerSigma
         linkOffsets = (0..<gateways).map { _ in links.gaussian() * config.deviceLinkSigma }
+    }
+
+    /// A calibration tag `offset` dB louder (or, negative, quieter) than the typical phone,
+    /// advertising the typical phone's measured power; its link offsets drawn as any device's.
+    static func tag(offset: Double, stream: SeededRandom, gateways: Int, config: SimulationConfig) -> DeviceRadio {
+        var links = stream.fork(0x0FF5E7)
+        return DeviceRadio(
+            advertisedPower: typicalLevel, level: Double(typicalLevel) + offset,
+            linkOffsets: (0..<gateways).map { _ in links.gaussian() * config.deviceLinkSigma })
+    }
+
+    private init(advertisedPower: Int, level: Double, linkOffsets: [Double]) {
+        self.advertisedPower = advertisedPower
+        self.level = level
+        self.linkOffsets = linkOffsets
     }
 }

@@ -2,10 +2,11 @@ import Foundation
 import BeaconCore
 import BeaconEngine
 
-/// A tracked device carried around a store: a shopper's phone or a staff badge.
+/// A tracked device carried around a store: a shopper's phone, a staff badge, or the tag of a
+/// calibration walk.
 struct Person: Sendable {
-    /// What kind of carrier, which shapes the walk.
-    enum Kind: Sendable { case shopper, staff }
+    /// What kind of carrier, which shapes the walk: a tag follows the route it was given.
+    enum Kind: Sendable { case shopper, staff, tag }
 
     /// What the person is doing now.
     enum Activity: Sendable {
