@@ -215,7 +215,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ], swiftSettings: strict),
-        .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconEngine", "BeaconCore", "BeaconWire", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BeaconSimTests", dependencies: ["BeaconSim", "BeaconEngine", "BeaconCore", "BeaconWire", "BrokerHarness", "TestSupport"], swiftSettings: strict),
         // The deployment files (ACLs, broker configs, scripts) against real mosquitto brokers.
         .testTarget(
             name: "DeploymentTests",

@@ -18,7 +18,8 @@ public struct SimulatedBatch: Sendable {
 
 /// Stores full of walking people whose phones advertise, heard by every gateway through a
 /// log-distance path-loss model with correlated shadowing, fading, walls, body loss, packet loss
-/// and scan duty cycle. Deterministic for a seed. Advance it one batch window at a time.
+/// and scan duty cycle; and, when one is scheduled (``schedule(_:)``), the tag of a calibration
+/// walk. Deterministic for a seed. Advance it one batch window at a time.
 public struct Simulation: Sendable {
     public let chain: Chain
     public let config: SimulationConfig
@@ -31,12 +32,12 @@ public struct Simulation: Sendable {
     var gain: [Double]
     /// Shadowing bound to places, per gateway.
     let field: ShadowField
-    /// Per person, per gateway of their store: the device's own offset towards it, dB.
-    var linkOffset: [[Double]] = []
     var seq: [UInt64]
     var pending: [[Observation]]
     var random: SeededRandom
     var deviceCounter = 0
+    /// Calibration walks' tags still to set off, in start order (``schedule(_:)``).
+    var pendingTags: [PendingTag] = []
     /// Current simulated time, Unix ms.
     public private(set) var now: Int64
 
@@ -59,17 +60,24 @@ public struct Simulation: Sendable {
             throw SimulationError.noPosition(gateway: g.id)
         }
         self.plans = plans
+        let site = config.siteSeed ?? config.seed
         field = ShadowField(
-            gateways: chain.gateways.count, sigma: config.staticShadowSigma, length: config.staticShadowLength, seed: config.seed)
+            gateways: chain.gateways.count, sigma: config.staticShadowSigma, length: config.staticShadowLength, seed: site)
         random = SeededRandom(seed: config.seed)
         now = config.start
         gain = chain.gateways.map { _ in 0 }
         seq = chain.gateways.map { _ in 0 }
         pending = chain.gateways.map { _ in [] }
         nextArrival = chain.stores.map { _ in config.start }
-        for g in gain.indices { gain[g] = random.gaussian() * config.gatewayGainSigma }
+        var siteRandom = SeededRandom(seed: site)
+        for g in gain.indices {
+            gain[g] = siteRandom.gaussian() * config.gatewayGainSigma
+            // The people's stream moves on as it did when the gains were drawn from it.
+            _ = random.gaussian()
+        }
         for s in chain.stores.indices {
             nextArrival[s] = config.start + Int64(random.exponential(mean: config.arrivalInterval) * 1000)
+            guard config.shoppers else { continue }
             for _ in 0..<config.initialShoppers { addPerson(store: s, kind: .shopper, inside: true) }
             for _ in 0..<config.staffPerStore { addPerson(store: s, kind: .staff, inside: true) }
         }
@@ -115,6 +123,8 @@ public struct Simulation: Sendable {
     // MARK: - People
 
     mutating func arrivals(until t: Int64) {
+        setOffTags(until: t)
+        guard config.shoppers else { return }
         for s in chain.stores.indices {
             while nextArrival[s] <= t {
                 addPerson(store: s, kind: .shopper, inside: false)
@@ -136,11 +146,13 @@ public struct Simulation: Sendable {
         let plan = plans[store]
         let door = plan.streetDoors[0]
         let interval = config.advertInterval.lowerBound + r.unit() * (config.advertInterval.upperBound - config.advertInterval.lowerBound)
+        let (advertised, unitError) = DeviceRadio.firstDraws(&r)
+        let speed = 0.9 + r.unit() * 0.5
+        let nextAdvert = now + Int64(r.unit() * interval * 1000)
+        let radio = DeviceRadio(advertised: advertised, unitError: unitError, forks: r, gateways: chain.stores[store].gateways.count, config: config)
         var person = Person(
-            device: id, kind: kind, store: store, advertInterval: interval,
-            measuredPower: -59 + Int((r.unit() * 8).rounded()) - 4, powerError: r.gaussian() * 2,
-            speed: 0.9 + r.unit() * 0.5, position: door.outside,
-            nextAdvert: now + Int64(r.unit() * interval * 1000), random: r)
+            device: id, kind: kind, store: store, advertInterval: interval, radio: radio,
+            speed: speed, position: door.outside, nextAdvert: nextAdvert, random: r)
         if inside {
             let section = Int(person.random.unit() * Double(plan.sections.count)) % plan.sections.count
             person.position = plan.randomPoint(in: section, &person.random)
@@ -155,9 +167,6 @@ public struct Simulation: Sendable {
         }
         people.append(person)
         shadow.append(chain.stores[store].gateways.map { _ in (person.random.gaussian() * config.shadowSigma, now) })
-        // A separate stream: with the offset switched off, every other draw stays as it was.
-        var own = r.fork(0x0FF5E7)
-        linkOffset.append(chain.stores[store].gateways.map { _ in own.gaussian() * config.deviceLinkSigma })
         truth.append((nil, nil))
     }
 
@@ -192,9 +201,13 @@ public enum SimulationError: Error, Sendable, CustomStringConvertible {
     case noGeometry(store: StoreNumber)
     /// A gateway has no position: it could hear no one.
     case noPosition(gateway: GatewayID)
+    /// A calibration walk names a store the chain does not have.
+    case unknownStore(StoreNumber, known: [StoreNumber])
 
     public var description: String {
         switch self {
+        case .unknownStore(let store, let known):
+            return "store \(store) is not in the chain (it has \(known.map(String.init).joined(separator: ", ")))"
         case .noPosition(let gateway):
             return "gateway \(gateway) needs a \"position\" ([x, y] in metres) to be simulated"
         case .noGeometry(let store):

@@ -26,6 +26,9 @@ struct PrintChain: ParsableCommand {
     @Option(help: "Gateways per section on an even grid (1…\(DefaultChain.maxGatewaysPerSection)) instead of the default 2–3.")
     var gatewaysPerSection: Int?
 
+    @Option(help: "Name this calibration file in the chain (\"calibration\", a path relative to where the chain file is saved), e.g. what beacon-aggregator calibrate wrote for a beacon-sim walk; with --rule fingerprint.")
+    var calibration: String?
+
     func run() throws {
         guard (1...500).contains(stores) else { throw ValidationError("--stores must be 1…500") }
         let encoder = JSONEncoder()
@@ -39,6 +42,10 @@ struct PrintChain: ParsableCommand {
         config.tuning.rule = rule
         config.tuning.exitRule = exit
         config.tuning.streetExit = streetExit
+        if let calibration {
+            guard !calibration.isEmpty else { throw ValidationError("--calibration: give the calibration file's path") }
+            config.calibrationFile = calibration
+        }
         print(String(decoding: try encoder.encode(config), as: UTF8.self))
     }
 }

@@ -34,6 +34,12 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Each device's own offset towards each gateway (antenna, pocket), standard deviation, dB (0…20).")
     var deviceLinkSigma: Double = SimulationConfig().deviceLinkSigma
 
+    @Option(help: "Spread of devices' real transmit levels beyond what their advertised measured power says (phone models), standard deviation, dB (0…20; 0: as simulated before it existed).")
+    var devicePowerSigma: Double = SimulationConfig().devicePowerSigma
+
+    @Option(help: "Seed of the site's gateway gains and place-bound shadowing, to keep one site while --seed changes the people (default: --seed).")
+    var siteSeed: UInt64?
+
     @Option(help: "Per-advert fast fading, standard deviation, dB (0…20).")
     var fadingSigma: Double = SimulationConfig().fadingSigma
 
@@ -79,6 +85,7 @@ struct SimulationOptions: ParsableArguments {
         try check(staticShadowSigma, 0...20, "--static-shadow-sigma")
         try check(staticShadowLength, 0.1...20, "--static-shadow-length")
         try check(deviceLinkSigma, 0...20, "--device-link-sigma")
+        try check(devicePowerSigma, 0...20, "--device-power-sigma")
         try check(fadingSigma, 0...20, "--fading-sigma")
         try check(pathLossExponent, 1.5...5, "--path-loss-exponent")
         try check(wallLoss, 0...40, "--wall-loss")
@@ -100,6 +107,8 @@ struct SimulationOptions: ParsableArguments {
         config.staticShadowSigma = staticShadowSigma
         config.staticShadowLength = staticShadowLength
         config.deviceLinkSigma = deviceLinkSigma
+        config.devicePowerSigma = devicePowerSigma
+        config.siteSeed = siteSeed
         config.fadingSigma = fadingSigma
         config.pathLossExponent = pathLossExponent
         config.wallLoss = wallLoss

@@ -3,6 +3,12 @@
 public struct SimulationConfig: Sendable, Equatable {
     /// Seed: the same seed and config give the same run.
     public var seed: UInt64 = 1
+    /// Seed of the site's own hidden properties — the gateways' gains and the shadowing bound to
+    /// places — when they should stay while the people change (a calibration walk one day,
+    /// shoppers on others); nil: ``seed``.
+    public var siteSeed: UInt64?
+    /// Whether shoppers and staff walk the stores (a calibration walk may go alone).
+    public var shoppers = true
     /// Simulated duration, seconds.
     public var duration: Double = 600
     /// Event time of the start, Unix ms.
@@ -48,6 +54,11 @@ public struct SimulationConfig: Sendable, Equatable {
     /// Each device's own offset towards each gateway (its antenna pattern, where it is carried),
     /// dB standard deviation, drawn once per device and gateway.
     public var deviceLinkSigma = 3.0
+    /// The spread of devices' real transmit levels that their advertised measured power does not
+    /// tell (phone models, antenna efficiency), dB standard deviation, drawn once per device. With
+    /// the advertised power's own spread (2.35 dB) and the unit error (2 dB), devices' levels
+    /// spread by about 5 dB, as phone models do (docs/TUNING.md, "Devices").
+    public var devicePowerSigma = 4.0
     /// Gateway receive gain spread (uncalibrated units), dB standard deviation.
     public var gatewayGainSigma = 2.0
     /// Gateway sensitivity: weaker adverts are not heard, dBm.

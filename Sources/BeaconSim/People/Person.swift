@@ -2,10 +2,11 @@ import Foundation
 import BeaconCore
 import BeaconEngine
 
-/// A tracked device carried around a store: a shopper's phone or a staff badge.
+/// A tracked device carried around a store: a shopper's phone, a staff badge, or the tag of a
+/// calibration walk.
 struct Person: Sendable {
-    /// What kind of carrier, which shapes the walk.
-    enum Kind: Sendable { case shopper, staff }
+    /// What kind of carrier, which shapes the walk: a tag follows the route it was given.
+    enum Kind: Sendable { case shopper, staff, tag }
 
     /// What the person is doing now.
     enum Activity: Sendable {
@@ -21,11 +22,10 @@ struct Person: Sendable {
     let kind: Kind
     /// Store index in the chain.
     let store: Int
-    /// Advertising interval, seconds, and the advert's measured power at 1 m (dBm).
+    /// Advertising interval, seconds.
     let advertInterval: Double
-    let measuredPower: Int
-    /// How far the device's real power is from what it advertises (manufacturing spread), dB.
-    let powerError: Double
+    /// What the device advertises and how loud it really is.
+    let radio: DeviceRadio
     /// Walking speed, m/s.
     let speed: Double
     var position: Chain.Point

@@ -12,7 +12,7 @@ extension Simulation {
             let store = people[p].store
             for (k, g) in chain.stores[store].gateways.enumerated() {
                 guard let rssi = receive(p, gatewayIndex: g, link: k, at: at) else { continue }
-                pending[g].append(Observation(device: people[p].device, time: at, rssi: rssi, measuredPower: people[p].measuredPower))
+                pending[g].append(Observation(device: people[p].device, time: at, rssi: rssi, measuredPower: people[p].radio.advertisedPower))
             }
         }
     }
@@ -52,8 +52,8 @@ extension Simulation {
         let s = rho * old + (1 - rho * rho).squareRoot() * config.shadowSigma * r.gaussian()
         shadow[p][k] = (s, t)
 
-        let power = Double(people[p].measuredPower) + people[p].powerError
-        let place = field.value(gateway: g, at: me) + linkOffset[p][k]
+        let power = people[p].radio.level
+        let place = field.value(gateway: g, at: me) + people[p].radio.linkOffsets[k]
         let rssi = power - 10 * config.pathLossExponent * log10(d) - Double(walls) * config.wallLoss - outer - body + s + place
             + config.fadingSigma * r.gaussian() + gain[g]
         guard rssi >= config.sensitivity else { return nil }
