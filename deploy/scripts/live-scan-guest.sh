@@ -1,13 +1,17 @@
 #!/bin/bash
 # The live-scan test inside its virtual machine (started by live-scan-test.sh's init, in a chroot
-# of the host's root, read-only, with /tmp a tmpfs and /tmp/results the host's results folder).
+# of the host's root, read-only, with /tmp and /run tmpfs, and under /run/live-scan the shares:
+# package/ (this script's checkout), bin/ (the built programs), testdata/, and results/, the
+# host's results folder, writable).
 # A private mosquitto on loopback and mosquitto_sub recording everything it gets (results/mqtt.log);
 # then for each controller profile: beacon-vhci creates an adapter, beacon-edge scans it and
 # publishes, SIGTERM to the edge, and the controller's own log says whether scanning was left off.
 # Every wait polls and is bounded; whatever fails, the script goes on to the end and writes
 # results/done, so the host always gets the logs.
 set -u
-results=/tmp/results
+results=/run/live-scan/results
+# What the host looks for to tell a guest that never ran from one that did not finish.
+touch "$results/started"
 # shellcheck source=/dev/null
 . "$results/env"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
