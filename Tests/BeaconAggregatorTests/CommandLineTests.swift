@@ -82,7 +82,7 @@ struct CommandLineTests {
         // Nothing here may reach a broker: validation comes first (and port 1 would refuse at once).
         let live = name == "beacon-aggregator" && arguments[0] == "run" && !arguments.contains("--port")
         let child = try ChildProcess(executable: binary, arguments: arguments + (live ? ["--port", "1"] : []), outputFile: output)
-        let exited = await child.waitForExit(timeout: .seconds(20))
+        let exited = await child.waitForExit(timeout: readinessLimit)
         if !exited { child.send(SIGKILL) }
         #expect(exited, "\(name) \(arguments.joined(separator: " ")) did not exit")
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
@@ -97,7 +97,7 @@ struct CommandLineTests {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-cli-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let child = try ChildProcess(executable: binary, arguments: arguments, outputFile: output)
-        if !(await child.waitForExit(timeout: .seconds(20))) { child.send(SIGKILL) }
+        if !(await child.waitForExit(timeout: readinessLimit)) { child.send(SIGKILL) }
         return (child.exitStatus, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }
 

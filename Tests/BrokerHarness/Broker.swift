@@ -109,12 +109,13 @@ public final class Broker: Sendable {
         try await launch(choosingPorts: false)
     }
 
-    /// SIGTERM, then waits for the exit (mosquitto saves its database first). SIGKILL after 10 s.
+    /// SIGTERM, then waits for the exit (mosquitto saves its database first). SIGKILL after
+    /// ``harnessReadinessLimit``.
     public func stop() async throws {
         guard let process = state.withLock({ $0.process }), process.isRunning else { return }
         process.send(SIGCONT)  // a paused broker cannot handle SIGTERM
         process.send(SIGTERM)
-        if await process.waitForExit(timeout: .seconds(10)) { return }
+        if await process.waitForExit(timeout: harnessReadinessLimit) { return }
         process.send(SIGKILL)
         _ = await process.waitForExit(timeout: .seconds(5))
         throw BrokerHarnessError.stopTimedOut(pid: process.pid)
@@ -185,7 +186,7 @@ public final class Broker: Sendable {
     }
 
     private func waitUntilAccepting(_ process: ChildProcess, ports: [Int]) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + harnessReadinessLimit
         while ContinuousClock.now < deadline {
             guard process.isRunning else {
                 throw BrokerHarnessError.startFailed(reason: "mosquitto exited", log: tail(log + stderrLog))
@@ -193,10 +194,10 @@ public final class Broker: Sendable {
             if ports.allSatisfy(Command.accepts(port:)) { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        // One last look: under load (CPU-bound tests hogging the cooperative pool) this task may
-        // only wake after the deadline, though mosquitto has long been listening.
+        // One last look: under load this task may only wake after the deadline, though mosquitto
+        // has long been listening.
         if process.isRunning, ports.allSatisfy(Command.accepts(port:)) { return }
-        throw BrokerHarnessError.startFailed(reason: "ports \(ports) not accepting after 10 s", log: tail(log + stderrLog))
+        throw BrokerHarnessError.startFailed(reason: "ports \(ports) not accepting after \(harnessReadinessLimit)", log: tail(log + stderrLog))
     }
 
     private func writeConfiguration(port: Int, tlsPort: Int?) throws {

@@ -46,12 +46,12 @@ public final class InstalledBroker: Sendable {
         let process = try ChildProcess(
             executable: executable, arguments: ["-c", "\(directory)/mosquitto.conf"], outputFile: "\(directory)/stderr.log")
         let broker = InstalledBroker(directory: directory, ports: ports, process: process)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + harnessReadinessLimit
         while !ports.allSatisfy(Command.accepts(port:)) {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 await broker.kill()
                 throw BrokerHarnessError.startFailed(
-                    reason: process.isRunning ? "ports \(ports) not accepting after 10 s" : "mosquitto exited",
+                    reason: process.isRunning ? "ports \(ports) not accepting after \(harnessReadinessLimit)" : "mosquitto exited",
                     log: broker.log + broker.stderrLog)
             }
             try await Task.sleep(for: .milliseconds(20))
