@@ -118,8 +118,9 @@ enum LiveScanVM {
 
     /// Why the virtual machine cannot run here (the script's `--check`), or nil when it can.
     static let unavailable: String? = {
-        guard BuiltProducts.path("beacon-edge") != nil, BuiltProducts.path("beacon-vhci") != nil else {
-            return "beacon-edge or beacon-vhci not built"
+        let missing = ["beacon-edge", "beacon-vhci"].filter { BuiltProducts.path($0) == nil }
+        guard missing.isEmpty else {
+            return "\(missing.joined(separator: " and ")) not built beside the tests (swift build --build-tests)"
         }
         guard let directory = try? TestDirectory.make("live-scan-check") else { return "no scratch directory" }
         let output = directory.appendingPathComponent("check.log").path
