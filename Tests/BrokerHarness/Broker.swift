@@ -155,9 +155,10 @@ public final class Broker: Sendable {
             attempts += 1
             let (port, tlsPort) = state.withLock { ($0.port, $0.tlsPort) }
             try writeConfiguration(port: port, tlsPort: tlsPort)
+            let logged = log.utf8.count  // what earlier runs of this broker logged
             let process = try spawn()
             do {
-                try await waitUntilAccepting(process, ports: [port] + (tlsPort.map { [$0] } ?? []))
+                try await waitUntilAccepting(process, ports: [port] + (tlsPort.map { [$0] } ?? []), loggedBefore: logged)
                 return
             } catch {
                 process.send(SIGKILL)
@@ -185,18 +186,25 @@ public final class Broker: Sendable {
         }
     }
 
-    private func waitUntilAccepting(_ process: ChildProcess, ports: [Int]) async throws {
+    /// Waits until this mosquitto says it runs and every port accepts. A port that accepts is not
+    /// enough: when another process took it between ``Command/freePort()`` and mosquitto's bind,
+    /// mosquitto exits ("Address already in use") while the port still accepts — the other's.
+    private func waitUntilAccepting(_ process: ChildProcess, ports: [Int], loggedBefore: Int) async throws {
+        func ready() -> Bool {
+            String(decoding: log.utf8.dropFirst(loggedBefore), as: UTF8.self).contains(" running")
+                && ports.allSatisfy(Command.accepts(port:))
+        }
         let deadline = ContinuousClock.now + harnessReadinessLimit
         while ContinuousClock.now < deadline {
             guard process.isRunning else {
                 throw BrokerHarnessError.startFailed(reason: "mosquitto exited", log: tail(log + stderrLog))
             }
-            if ports.allSatisfy(Command.accepts(port:)) { return }
+            if ready() { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         // One last look: under load this task may only wake after the deadline, though mosquitto
         // has long been listening.
-        if process.isRunning, ports.allSatisfy(Command.accepts(port:)) { return }
+        if process.isRunning, ready() { return }
         throw BrokerHarnessError.startFailed(reason: "ports \(ports) not accepting after \(harnessReadinessLimit)", log: tail(log + stderrLog))
     }
 

@@ -47,7 +47,8 @@ public final class InstalledBroker: Sendable {
             executable: executable, arguments: ["-c", "\(directory)/mosquitto.conf"], outputFile: "\(directory)/stderr.log")
         let broker = InstalledBroker(directory: directory, ports: ports, process: process)
         let deadline = ContinuousClock.now + harnessReadinessLimit
-        while !ports.allSatisfy(Command.accepts(port:)) {
+        // Its own "running" line too: a port another process holds still accepts (see Broker).
+        while !(broker.log.contains(" running") && ports.allSatisfy(Command.accepts(port:))) {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 await broker.kill()
                 throw BrokerHarnessError.startFailed(
