@@ -82,7 +82,7 @@ struct CommandLineTests {
         // Nothing here may reach a broker: validation comes first (and port 1 would refuse at once).
         let live = name == "beacon-aggregator" && arguments[0] == "run" && !arguments.contains("--port")
         let child = try ChildProcess(executable: binary, arguments: arguments + (live ? ["--port", "1"] : []), outputFile: output)
-        let exited = await child.waitForExit(timeout: .seconds(20))
+        let exited = await child.waitForExit(timeout: readinessLimit)
         if !exited { child.send(SIGKILL) }
         #expect(exited, "\(name) \(arguments.joined(separator: " ")) did not exit")
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
@@ -91,7 +91,7 @@ struct CommandLineTests {
     }
 
     /// Runs `name arguments` to its end (killed after `limit`): exit status and output.
-    static func run(_ name: String, _ arguments: [String], within limit: Duration = .seconds(20)) async throws -> (status: Int32?, output: String) {
+    static func run(_ name: String, _ arguments: [String], within limit: Duration = readinessLimit) async throws -> (status: Int32?, output: String) {
         let binary = binaries + "/" + name
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first (swift build --build-tests): \(binary)")
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("beaconnet-cli-\(UUID().uuidString).log").path

@@ -125,7 +125,7 @@ struct ServiceIntegrationTests {
             #expect(events.isEmpty)
             // The refusals are counted as their acknowledgements are collected, which may be just
             // after the broker forwarded what followed them.
-            try await pollUntil("two dropped publishes", within: .seconds(5), explain: { "\(service.droppedPublishes) dropped" }) {
+            try await pollUntil("two dropped publishes", explain: { "\(service.droppedPublishes) dropped" }) {
                 service.droppedPublishes >= 2
             }
             #expect(service.droppedPublishes == 2)
@@ -174,7 +174,7 @@ struct ServiceIntegrationTests {
         }
 
         aggregator.send(SIGKILL)
-        #expect(await aggregator.waitForExit(timeout: .seconds(5)))
+        #expect(await aggregator.waitForExit(timeout: readinessLimit))
         let before = watch.count { $0.topic.hasSuffix("/enter") }
         watch.clear()
 
@@ -195,14 +195,14 @@ struct ServiceIntegrationTests {
         #expect(before == 2)
         #expect(after.isEmpty, "spurious enter after restart: \(after.map(\.topic))")
         aggregator.send(SIGTERM)
-        #expect(await aggregator.waitForExit(timeout: .seconds(10)))
+        #expect(await aggregator.waitForExit(timeout: readinessLimit))
         await publisher.disconnect()
         await watch.stop()
     }
 }
 
 extension ServiceIntegrationTests {
-    @Test("SIGTERM with the broker gone: the aggregator still exits, within its drain bound")
+    @Test("SIGTERM with the broker gone: the aggregator still exits (its drain is bounded)")
     func shutdownWithBrokerDown() async throws {
         let binary = try Self.builtAggregator()
         try await withBroker { broker in try await Self.shutdownWithBrokerDown(broker, binary: binary) }
@@ -218,11 +218,11 @@ extension ServiceIntegrationTests {
         await watch.stop()
         try await broker.stop()
         // Both of its connections have seen the broker go.
-        try await pollUntil("the aggregator to lose both connections", within: .seconds(10)) {
+        try await pollUntil("the aggregator to lose both connections") {
             let log = (try? String(contentsOfFile: broker.directory + "/agg.log", encoding: .utf8)) ?? ""
             return log.components(separatedBy: "connection lost").count - 1 >= 2
         }
         aggregator.send(SIGTERM)
-        #expect(await aggregator.waitForExit(timeout: .seconds(12)), "the aggregator hung on shutdown without a broker")
+        #expect(await aggregator.waitForExit(timeout: readinessLimit), "the aggregator hung on shutdown without a broker")
     }
 }

@@ -29,7 +29,7 @@ struct UserMessageTests {
         try await withBroker(BrokerConfiguration(tls: true)) { broker in
             let port = try #require(broker.tlsPort)
             for (name, arguments) in try Self.plainClients(port: port, directory: broker.directory) {
-                let result = try await CommandLineTests.run(name, arguments, within: .seconds(60))
+                let result = try await CommandLineTests.run(name, arguments)
                 let what = "\(name) \(arguments.first ?? "")"
                 #expect(result.status == ExitStatus.unavailable.rawValue, "\(what): exit \(result.status.map(String.init) ?? "none"): \(result.output.suffix(2000))")
                 #expect(result.output.contains("\(name): the broker at 127.0.0.1:\(port) answered with TLS: give --tls-ca"), "\(what): \(result.output.suffix(2000))")
@@ -43,7 +43,7 @@ struct UserMessageTests {
             let port = try #require(broker.tlsPort)
             let result = try await CommandLineTests.run("beacon-sim", [
                 "load", "--port", "\(port)", "--tls-ca", try #require(broker.caFile), "--duration", "1", "--stores", "1", "--devices", "1",
-            ], within: .seconds(60))
+            ])
             #expect(result.status == 0, "\(result.output.suffix(2000))")
             #expect(!result.output.contains("answered with TLS"))
         }

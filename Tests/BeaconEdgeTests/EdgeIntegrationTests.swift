@@ -14,7 +14,7 @@ import Testing
 /// Duplicates: a batch in flight when the broker stops may reach the subscriber twice (QoS 1 is
 /// at least once: libmosquitto resends it after the reconnect). The checks dedupe by `seq` — as
 /// the aggregator does — and everything else is exact.
-@Suite("Edge against mosquitto", .timeLimit(.minutes(2)), .enabled(if: TestData.available, TestData.skipNote))
+@Suite("Edge against mosquitto", .hangLimit, .enabled(if: TestData.available, TestData.skipNote))
 struct EdgeIntegrationTests {
     func config(port: Int, maxBatches: Int = 3600, spill: String? = nil) throws -> EdgeConfig {
         var config = EdgeConfig(
@@ -33,7 +33,7 @@ struct EdgeIntegrationTests {
         let runtime = try EdgeRuntime(
             config: config, source: .replay(file, path: "csacca.log", speed: speed, timeOffset: 0), flushTimeout: .seconds(20),
             logLevel: testLogLevel)
-        try await withTimeout(.seconds(60), "the edge's replay") {
+        try await withTimeout(readinessLimit, "the edge's replay") {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await runtime.run(handlingSignals: false) }
                 group.addTask { try await during() }
@@ -64,7 +64,7 @@ struct EdgeIntegrationTests {
             let runtime = try await replay(file, config: try config(port: broker.port), speed: .max)
             #expect(runtime.unflushedBatches == 0)
             let published = Int(runtime.counters.publishedBatches.load(ordering: .relaxed))
-            try await watcher.wait(within: .seconds(10), for: "the final status") { $0.finalStatus != nil }
+            try await watcher.wait(for: "the final status") { $0.finalStatus != nil }
             let batches = unique(watcher.batches)
             #expect(batches.count == published)
             #expect(batches.map(\.sequence) == Array(0..<UInt64(published)))
@@ -92,7 +92,7 @@ struct EdgeIntegrationTests {
             }
             #expect(runtime.unflushedBatches == 0)
             #expect(runtime.counters.dropped.load(ordering: .relaxed) == 0)
-            try await watcher.wait(within: .seconds(15), for: "the final status") { $0.finalStatus != nil }
+            try await watcher.wait(for: "the final status") { $0.finalStatus != nil }
             let batches = unique(watcher.batches)
             let published = Int(runtime.counters.publishedBatches.load(ordering: .relaxed))
             #expect(batches.map(\.sequence) == Array(0..<UInt64(published)))
@@ -117,7 +117,7 @@ struct EdgeIntegrationTests {
                 try await broker.start()
             }
             #expect(runtime.unflushedBatches == 0)
-            try await watcher.wait(within: .seconds(15), for: "the final status") { $0.finalStatus != nil }
+            try await watcher.wait(for: "the final status") { $0.finalStatus != nil }
             let batches = unique(watcher.batches)
             let received = keys(batches)
             let droppedBatches = Int(runtime.counters.droppedBatches.load(ordering: .relaxed))
@@ -149,10 +149,10 @@ struct EdgeIntegrationTests {
                 gateway: config.gateway, section: SectionRef(store: 12, section: 3), adapter: "hci0", counters: EdgeCounters(),
                 buffer: try OutageBuffer(maxBatches: 1, counters: EdgeCounters(), logger: testLogger), scheme: .standard)
             await reporter.publish(on: client, state: .online, logger: testLogger)
-            try await watcher.wait(within: .seconds(5), for: "online") { $0.statuses.last?.state == .online }
+            try await watcher.wait(for: "online") { $0.statuses.last?.state == .online }
             #expect(watcher.statuses.last?.adapter == "hci0" && watcher.statuses.last?.version == StatusReporter.version)
             client.simulateConnectionLoss()
-            try await watcher.wait(within: .seconds(10), for: "the will") { $0.statuses.last?.state == .offline }
+            try await watcher.wait(for: "the will") { $0.statuses.last?.state == .offline }
             let retained = watcher.received.filter { $0.topic == "beaconnet/gateways/gw-test-1/status" }
             #expect(retained.count >= 2)
             await client.disconnect()

@@ -13,7 +13,9 @@ import Testing
 /// published with `beacon-edge decode` of the same captures, once per controller profile: a 4.2
 /// controller (legacy commands, legacy reports) and a 5.2 one that, after Linux's own init used
 /// an extended command, refuses the legacy ones (the edge falls back to the extended commands;
-/// extended reports). How to run it and what it proves: docs/LIVE-SCAN.md.
+/// extended reports). The script runs twice: from the checkout, and from a copy on the other
+/// side of /tmp (the guest's /tmp is its own), legacy profile only. How to run it and what it
+/// proves: docs/LIVE-SCAN.md.
 ///
 /// "Equal" here: the sightings of the gateway's batches, in sequence order, are exactly decode's
 /// lines that are whole adverts with a device id and an RSSI (what `allow_all` publishes), in
@@ -21,7 +23,7 @@ import Testing
 /// (the live edge stamps a report when it reads it, decode prints the recorded time): they are
 /// checked to lie inside their batch's window, never to go back, and to follow the edge's start.
 @Suite(
-    "Live scan under Linux in qemu", .serialized, .timeLimit(.minutes(10)),
+    "Live scan under Linux in qemu", .serialized, .timeLimit(.minutes(30)),
     .enabled(if: LiveScanVM.unavailable == nil, LiveScanVM.skipNote))
 struct LiveScanTests {
     /// The controller profiles the virtual machine runs, in its order.
@@ -34,68 +36,22 @@ struct LiveScanTests {
         var description: String { rawValue }
     }
 
-    /// What one run of the virtual machine left behind.
-    struct Run: Sendable {
-        /// The script's exit status.
-        var status: Int32
-        /// Its output: on failure, with the end of the guest's console.
-        var log: String
-        /// results/ of the run: everything mosquitto_sub received (mqtt.log) and per profile the
-        /// controller's and the edge's logs and the edge's exit status.
-        var results: URL
-        /// Wall time of the whole script, s.
-        var seconds: Double
-
-        func text(_ name: String) -> String {
-            (try? String(contentsOf: results.appendingPathComponent(name), encoding: .utf8)) ?? ""
-        }
-
-        /// What went wrong, for a failed expectation: the script's output, the guest's, and the
-        /// end of the guest's console (kernel messages).
-        var story: String {
-            let console = text("../console.log").split(separator: "\n", omittingEmptySubsequences: false).suffix(40)
-            return "live-scan-test.sh:\n\(log)\nguest:\n\(text("guest.log"))\nconsole (end):\n\(console.joined(separator: "\n"))"
-        }
-    }
-
     /// The captures the controller replays, in its order.
     static let captures = [TestData.csacca, TestData.androidExtended]
     /// The batch window the guest gives the edge, ms.
     static let window: Int64 = 100
-    static let script = LiveScanVM.script
 
-    /// The one run every test here looks at: a boot costs about a minute of both cores.
-    static let run = Task<Run, any Error> { try await boot() }
-
-    static func boot() async throws -> Run {
-        guard let bin = BuiltProducts.directory else { throw NotBuilt() }
-        let directory = try TestDirectory.make("live-scan")
-        let log = directory.appendingPathComponent("script.log").path
-        let out = directory.appendingPathComponent("vm")
-        let started = ContinuousClock.now
-        let process = try ChildProcess(
-            executable: "/bin/bash", arguments: [script, "--bin", bin.path, "--out", out.path], outputFile: log)
-        // The script bounds the virtual machine itself (300 s); this bounds the script.
-        if !(await process.waitForExit(timeout: .seconds(420))) {
-            process.send(SIGTERM)  // its trap stops qemu
-            if !(await process.waitForExit(timeout: .seconds(20))) {
-                process.send(SIGKILL)
-                _ = await process.waitForExit(timeout: .seconds(5))
-            }
-        }
-        let elapsed = ContinuousClock.now - started
-        return Run(
-            status: process.exitStatus ?? -1, log: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "",
-            results: out.appendingPathComponent("results"),
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    /// The runs every test here looks at, one after the other: a boot takes both cores.
+    static let checkoutRun = Task<LiveScanRun, any Error> { try await LiveScanRun.fromCheckout() }
+    static let copyRun = Task<LiveScanRun, any Error> {
+        _ = await checkoutRun.result
+        return try await LiveScanRun.fromCopy(captures: captures)
     }
+    static let expectedSightings = Task<[Heard], any Error> { try await expected() }
 
-    /// The executables are not beside the test bundle.
-    struct NotBuilt: Error {}
-
-    /// The run, required to have gone through every profile.
-    static func finishedRun() async throws -> Run {
-        let run = try await run.value
+    /// The run from `layout`, required to have gone through every profile it was given.
+    static func finishedRun(_ layout: LiveScanLayout = .checkout) async throws -> LiveScanRun {
+        let run = try await (layout == .checkout ? checkoutRun : copyRun).value
         #expect(run.status == 0, "the virtual machine run failed (exit \(run.status))\n\(run.story)")
         try #require(run.status == 0)
         return run
@@ -113,14 +69,13 @@ struct LiveScanTests {
     /// adverts with a device id and an RSSI, in capture order. The 1 m power is decode's `tx` for
     /// iBeacon and AltBeacon, `tx` − 41 dB for Eddystone (which gives it at 0 m), none for others;
     /// a value of 0 dBm or more is no calibration and is not sent.
-    static func expected() throws -> [Heard] {
+    static func expected() async throws -> [Heard] {
         let decode = try #require(BuiltProducts.path("beacon-edge"))
         var heard: [Heard] = []
         for capture in captures {
             let output = try TestDirectory.make("decode").appendingPathComponent("decode.out").path
             let process = try ChildProcess(executable: decode, arguments: ["decode", TestData.path(capture)], outputFile: output)
-            let deadline = ContinuousClock.now + .seconds(30)
-            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+            _ = await process.waitForExit(timeout: .seconds(120))
             try #require(process.exitStatus == 0, "beacon-edge decode \(capture) did not finish")
             for line in try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n") where line.hasPrefix("{") {
                 let fields = try JSONValue.parse(Array(line.utf8))
@@ -141,17 +96,19 @@ struct LiveScanTests {
     }
 
     /// The MQTT messages mosquitto_sub recorded (`topic payload` lines), all profiles'.
-    static func messages(_ run: Run) -> [(topic: String, payload: [UInt8])] {
+    static func messages(_ run: LiveScanRun) -> [(topic: String, payload: [UInt8])] {
         run.text("mqtt.log").split(separator: "\n").compactMap { line in
             guard let space = line.firstIndex(of: " ") else { return nil }
             return (String(line[..<space]), Array(line[line.index(after: space)...].utf8))
         }
     }
 
-    @Test("what the edge publishes from the live socket is what decode prints", arguments: Profile.allCases)
-    func sightings(profile: Profile) async throws {
-        let run = try await Self.finishedRun()
-        let expected = try Self.expected()
+    @Test(
+        "what the edge publishes from the live socket is what decode prints",
+        arguments: [(LiveScanLayout.checkout, Profile.legacy), (.checkout, .extended), (.copy, .legacy)])
+    func sightings(layout: LiveScanLayout, profile: Profile) async throws {
+        let run = try await Self.finishedRun(layout)
+        let expected = try await Self.expectedSightings.value
         try #require(!expected.isEmpty)
         let messages = Self.messages(run)
         var seen = Set<UInt64>()
@@ -216,6 +173,17 @@ struct LiveScanTests {
         }
     }
 
+    @Test("the guest reads the package, the programs and the captures from a checkout under /tmp and from one outside it")
+    func anyCheckout() async throws {
+        var runs: [LiveScanRun] = []
+        for layout in LiveScanLayout.allCases {
+            let run = try await Self.finishedRun(layout)
+            #expect(run.text("guest.log").contains("hci_vhci loaded") && FileManager.default.fileExists(atPath: run.results.appendingPathComponent("done").path), "\(run.story)")
+            runs.append(run)
+        }
+        #expect(Set(runs.map(\.underTmp)) == [true, false], "one checkout under /tmp and one outside it: \(runs.map(\.checkout))")
+    }
+
     @Test("Linux took both controllers and their reports without a complaint (no hci0 line in its log)")
     func kernelLog() async throws {
         let run = try await Self.finishedRun()
@@ -243,27 +211,4 @@ struct LiveScanTests {
         #expect(edge.contains("scan stopped, adapter restored"), "\(edge)")
         #expect(run.text("\(profile).edge.exit").trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(edge)")
     }
-}
-
-/// Whether the live-scan virtual machine can run here (outside the suite: its traits read it).
-enum LiveScanVM {
-    static let script = TestPaths.inPackage("deploy/scripts/live-scan-test.sh").path
-
-    /// Why the virtual machine cannot run here (the script's `--check`), or nil when it can.
-    static let unavailable: String? = {
-        guard BuiltProducts.path("beacon-edge") != nil, BuiltProducts.path("beacon-vhci") != nil else {
-            return "beacon-edge or beacon-vhci not built"
-        }
-        guard let directory = try? TestDirectory.make("live-scan-check") else { return "no scratch directory" }
-        let output = directory.appendingPathComponent("check.log").path
-        guard let process = try? ChildProcess(executable: "/bin/bash", arguments: [script, "--check"], outputFile: output) else {
-            return "cannot start \(script)"
-        }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        let text = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        return process.exitStatus == 0 ? nil : text.isEmpty ? "live-scan-test.sh --check failed" : text
-    }()
-
-    static var skipNote: Comment { Comment(rawValue: unavailable ?? "") }
 }

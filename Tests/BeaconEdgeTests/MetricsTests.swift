@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The edge's swift-metrics counters and timer, with the gateway as a dimension.
-@Suite("Edge metrics", .timeLimit(.minutes(1)))
+@Suite("Edge metrics", .hangLimit)
 struct MetricsTests {
     let gateway = [("gateway", "gw-test-1")]
 
@@ -31,7 +31,7 @@ struct MetricsTests {
             let runtime = try EdgeRuntime(
                 config: config, source: .replay(file, path: "csacca.log", speed: .max, timeOffset: 0), logLevel: testLogLevel,
                 metrics: metrics)
-            try await withTimeout(.seconds(30), "replay") { try await runtime.run(handlingSignals: false) }
+            try await withTimeout(readinessLimit, "replay") { try await runtime.run(handlingSignals: false) }
             #expect(try metrics.expectCounter("beaconnet_edge_reports_total", gateway).totalValue == 412)
             #expect(try metrics.expectCounter("beaconnet_edge_reports_skipped_total", gateway + [("reason", "filtered")]).totalValue == 401)
             #expect(try metrics.expectCounter("beaconnet_edge_sightings_total", gateway + [("outcome", "published")]).totalValue == 11)

@@ -5,7 +5,7 @@ import Testing
 
 /// The outage buffer: order, the drop-oldest bound and its counts, putting a batch back, and the
 /// spill file across a restart.
-@Suite("Outage buffer", .timeLimit(.minutes(1)))
+@Suite("Outage buffer", .hangLimit)
 struct OutageBufferTests {
     func batch(_ sequence: UInt64, sightings: Int = 1) -> SealedBatch {
         SealedBatch(sequence: sequence, sightings: sightings, payload: Array("{\"seq\":\(sequence)}".utf8))

@@ -7,10 +7,12 @@ import Testing
 
 /// The `beacon-edge` executable itself: SIGTERM shuts it down gracefully (flush, final status,
 /// clean disconnect, exit 0), and without an adapter it exits non-zero saying what to do.
-@Suite("beacon-edge process", .timeLimit(.minutes(1)))
+@Suite("beacon-edge process", .hangLimit)
 struct ProcessTests {
     /// The executable beside the test bundle (built by `swift build --build-tests`).
     static let executable = BuiltProducts.path("beacon-edge")
+    /// Why a test of the program is skipped where it is not built.
+    static let notBuilt: Comment = "beacon-edge not built beside the tests (swift build --build-tests)"
 
     struct Outcome {
         var status: Int32
@@ -24,16 +26,16 @@ struct ProcessTests {
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = try ChildProcess(executable: try #require(Self.executable), arguments: arguments, outputFile: output)
         try await whileRunning(process)
-        if !(await process.waitForExit(timeout: .seconds(20))) {
+        if !(await process.waitForExit(timeout: readinessLimit)) {
             process.send(SIGKILL)
             _ = await process.waitForExit(timeout: .seconds(5))
-            Issue.record("beacon-edge did not exit within 20 s")
+            Issue.record("beacon-edge did not exit within \(readinessLimit)")
         }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         return Outcome(status: process.exitStatus ?? -1, stderr: text)
     }
 
-    @Test("without an adapter: non-zero exit and a message that says what is missing", .enabled(if: executable != nil, "beacon-edge not built"))
+    @Test("without an adapter: non-zero exit and a message that says what is missing", .enabled(if: executable != nil, notBuilt))
     func noAdapter() async throws {
         guard !FileManager.default.fileExists(atPath: "/sys/class/bluetooth/hci0") else { return }
         let outcome = try await run(["--gateway", "gw-1", "--store", "1", "--section", "1", "--allow-all", "--broker-port", "1"])
@@ -42,7 +44,7 @@ struct ProcessTests {
         #expect(outcome.stderr.contains("Bluetooth") || outcome.stderr.contains("adapter"), "\(outcome.stderr)")
     }
 
-    @Test("a bad config exits 78 before connecting, naming the key", .enabled(if: executable != nil, "beacon-edge not built"))
+    @Test("a bad config exits 78 before connecting, naming the key", .enabled(if: executable != nil, notBuilt))
     func badConfig() async throws {
         let outcome = try await run(["--gateway", "gw-1", "--store", "99999", "--section", "1", "--allow-all"])
         #expect(outcome.status == 78)
@@ -51,7 +53,7 @@ struct ProcessTests {
 
     @Test(
         "a capture cut off mid-record: replayed to the cut, then exit 65; decode says the same",
-        .enabled(if: executable != nil && TestData.available, "beacon-edge not built or no test data"))
+        .enabled(if: executable != nil, notBuilt), .enabled(if: TestData.available, TestData.skipNote))
     func truncatedCapture() async throws {
         let capture = try TestDirectory.make("edge-cut").appendingPathComponent("cut.log").path
         try Data(try TestData.bytes(TestData.bertrand).dropLast(5)).write(to: URL(fileURLWithPath: capture))
@@ -74,7 +76,7 @@ struct ProcessTests {
 
     @Test(
         "SIGTERM during a replay: the last window is sealed and flushed, the final status is offline, exit 0",
-        .enabled(if: executable != nil && TestData.available, "beacon-edge not built or no test data"))
+        .enabled(if: executable != nil, notBuilt), .enabled(if: TestData.available, TestData.skipNote))
     func sigterm() async throws {
         let file = try trimmedCsacca()
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-edge-\(UUID().uuidString).log").path
@@ -87,11 +89,11 @@ struct ProcessTests {
                 "--batch-window-ms", "100", "--replay", capture, "--speed", "1", "--log-level", "warning",
             ]) { process in
                 // Under way: its first batches are out.
-                try await watcher.wait(within: .seconds(15), for: "the replay's first batch") { !$0.batches.isEmpty }
+                try await watcher.wait(for: "the replay's first batch") { !$0.batches.isEmpty }
                 process.send(SIGTERM)
             }
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            try await watcher.wait(within: .seconds(5), for: "the final status") { $0.finalStatus != nil }
+            try await watcher.wait(for: "the final status") { $0.finalStatus != nil }
             var seen = Set<UInt64>()
             let batches = watcher.batches.filter { seen.insert($0.sequence).inserted }
             #expect(!batches.isEmpty)

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The replay source on its own: pacing, the clock between records, and the end of the file.
-@Suite("Btsnoop replay", .timeLimit(.minutes(1)))
+@Suite("Btsnoop replay", .hangLimit)
 struct ReplayTests {
     /// A datalink-1002 capture of `events` (Event_Code first) at the given µs offsets from 2024.
     /// An offset of `Int64.min` writes a corrupt timestamp (the top bit set).
@@ -41,8 +41,8 @@ struct ReplayTests {
         let start = ContinuousClock.now
         let items = try await items(of: replay, from: channel)
         let elapsed = ContinuousClock.now - start
+        // Paced: never sooner than the capture's spacing allows (a busy machine only makes it later).
         #expect(elapsed >= .milliseconds(450), "2 s of capture at 4× takes 0.5 s, took \(elapsed)")
-        #expect(elapsed < .seconds(10), "paced, not stuck")
         let clocks = items.compactMap { if case .clock(let t) = $0 { t } else { nil } }
         let packets = items.compactMap { if case .packet(let p) = $0 { p.time } else { nil } }
         #expect(packets == [1_704_067_200_000_000, 1_704_067_202_000_000])
@@ -112,10 +112,10 @@ struct ReplayTests {
         for speed in [BtsnoopReplay.Speed.max, .factor(1)] {
             let channel = AsyncChannel<[SourceItem]>()
             let replay = BtsnoopReplay(file: file, path: "synthetic", speed: speed, output: channel, logger: testLogger)
-            let started = ContinuousClock.now
+            // A replay that waited for the leap (30 years at 1×) would never end: the suite's time
+            // limit fails it.
             let times = try await items(of: replay, from: channel).compactMap { if case .packet(let p) = $0 { p.time } else { nil } }
             #expect(times == [1_704_067_200_000_000, 1_704_067_200_001_000])
-            #expect(ContinuousClock.now - started < .seconds(30), "the replay waited for the leap")
         }
     }
 

@@ -1,13 +1,14 @@
 import AsyncAlgorithms
 import BeaconCore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import BeaconEdge
 
 /// The live source's hand-over to the pipeline, on recorded events written to a socket pair in
 /// place of the adapter's raw HCI socket (one packet per read, as the HCI socket gives them).
-@Suite("HCI scan service", .timeLimit(.minutes(1)), .enabled(if: TestData.available, TestData.skipNote))
+@Suite("HCI scan service", .hangLimit, .enabled(if: TestData.available, TestData.skipNote))
 struct ScanServiceTests {
     /// The csacca capture's first `count` advertising events, H4-framed as the socket reads them.
     func recordedEvents(_ count: Int) throws -> [[UInt8]] {
@@ -67,15 +68,9 @@ struct ScanServiceTests {
         // Stop: the scanner disables the scan; answer its command as a controller would.
         scanner.stop()
         var buffer = [UInt8](repeating: 0, count: 260)
-        let deadline = ContinuousClock.now + .seconds(5)
-        var command: [UInt8] = []
-        while ContinuousClock.now < deadline {
+        let command = try await poll("the scanner's disable command", every: .milliseconds(10)) { () -> [UInt8]? in
             let count = buffer.withUnsafeMutableBytes { recv(controller, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count >= 4, buffer[0] == HCICommand.h4CommandPacketType {
-                command = Array(buffer[0..<count])
-                break
-            }
-            try await Task.sleep(for: .milliseconds(10))
+            return count >= 4 && buffer[0] == HCICommand.h4CommandPacketType ? Array(buffer[0..<count]) : nil
         }
         #expect(command.hex == HCICommand.leSetScanEnable(false).packet.hex)
         let complete: [UInt8] = [0x04, 0x0E, 0x04, 0x01, command[1], command[2], 0x00]

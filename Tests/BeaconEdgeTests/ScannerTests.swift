@@ -1,10 +1,11 @@
 import BeaconEdge
 import Foundation
+import TestSupport
 import Testing
 
 /// The `hci` source on a machine without a usable adapter: the edge must say which thing is
 /// missing and what to do, and must not hang.
-@Suite("HCI scanner without an adapter", .timeLimit(.minutes(1)))
+@Suite("HCI scanner without an adapter", .hangLimit)
 struct ScannerTests {
     static let hasAdapter = FileManager.default.fileExists(atPath: "/sys/class/bluetooth/hci0")
 

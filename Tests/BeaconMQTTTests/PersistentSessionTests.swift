@@ -6,7 +6,7 @@ import Testing
 
 /// Persistent sessions against a real mosquitto: what the broker queues for a session while its
 /// client is away, and the subscriptions a client declares before it connects.
-@Suite("Persistent sessions", .timeLimit(.minutes(2)))
+@Suite("Persistent sessions", .hangLimit)
 struct PersistentSessionTests {
     @Test("a persistent session resumed by a new client with a declared subscription delivers everything queued meanwhile",
           arguments: [MQTTProtocolVersion.v311, .v5])
@@ -75,7 +75,7 @@ struct PersistentSessionTests {
             let resumed = try second.declareSubscription(to: ["mid/#"], qos: .atLeastOnce)
             try await second.connect()
             let before = seen
-            let all = try await withTimeout(.seconds(20), "the resumed session completing the stream") {
+            let all = try await withTimeout(readinessLimit, "the resumed session completing the stream") {
                 var seen = before
                 for await message in resumed {
                     seen.insert(message.payload.text)

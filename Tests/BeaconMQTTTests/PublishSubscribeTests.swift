@@ -6,7 +6,7 @@ import Testing
 
 /// Publish and subscribe against a real mosquitto: delivery at each QoS, retained messages,
 /// expiry, order, pipelined publishes, overlapping subscriptions and the limits on topics and payloads.
-@Suite("Publish and subscribe", .timeLimit(.minutes(2)))
+@Suite("Publish and subscribe", .hangLimit)
 struct PublishSubscribeTests {
     @Test(
         "a message round-trips at every QoS and protocol version",
@@ -82,7 +82,7 @@ struct PublishSubscribeTests {
             let subscription = try await subscriber.subscribe(to: ["sightings/#"], qos: .atLeastOnce)
             let count = 10_000
             let started = ContinuousClock.now
-            let receiving = Task { try await collect(count, from: subscription, within: .seconds(60)) }
+            let receiving = Task { try await collect(count, from: subscription) }
             for index in 0..<count {
                 let payload = withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) }
                 try await publisher.publish(to: "sightings/1/gw-a", payload: payload, qos: .atLeastOnce, retain: false)
@@ -107,7 +107,7 @@ struct PublishSubscribeTests {
             let publisher = try await connectedClient(configuration(for: broker, clientID: "writer"))
             let subscription = try await subscriber.subscribe(to: ["pipe/#"], qos: .atLeastOnce)
             let count = 3000
-            let receiving = Task { try await collect(count, from: subscription, within: .seconds(60)) }
+            let receiving = Task { try await collect(count, from: subscription) }
             var receipts: [MQTTPublishReceipt] = []
             for index in 0..<count {
                 receipts.append(try publisher.enqueuePublish(to: "pipe/\(index % 7)", payload: "\(index)".bytes, qos: .atLeastOnce, retain: false))
@@ -138,8 +138,8 @@ struct PublishSubscribeTests {
             let all = MessageCollector(everything)
             let entering = MessageCollector(enters)
             try await client.publish(to: "events/7/enter", payload: "in".bytes, qos: .atLeastOnce, retain: false)
-            try await all.wait(for: 1, within: .seconds(5))
-            try await entering.wait(for: 1, within: .seconds(5))
+            try await all.wait(for: 1)
+            try await entering.wait(for: 1)
             try await Task.sleep(for: .milliseconds(300))  // room for a duplicate to show up
             #expect(all.messages.map(\.payload.text) == ["in"])
             #expect(entering.messages.map(\.payload.text) == ["in"])
@@ -147,7 +147,7 @@ struct PublishSubscribeTests {
             client.unsubscribe(everything)
             try await client.publish(to: "events/7/enter", payload: "again".bytes, qos: .atLeastOnce, retain: false)
             try await client.publish(to: "events/7/exit", payload: "out".bytes, qos: .atLeastOnce, retain: false)
-            try await entering.wait(for: 3, within: .seconds(5))
+            try await entering.wait(for: 3)
             try await Task.sleep(for: .milliseconds(300))
             #expect(entering.messages.map(\.payload.text) == ["in", "again", "out"])
             #expect(all.messages.map(\.payload.text) == ["in"])

@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 /// `--metrics HOST:PORT` of the real beacon-aggregator and beacon-edge against a real broker:
 /// what the issue asks to see (sightings in, rejects by reason, events out, devices tracked, lag,
 /// per-gateway loss and batches), and what `promtool check metrics` makes of it.
-@Suite("Prometheus /metrics of the real programs", .serialized, .timeLimit(.minutes(3)))
+@Suite("Prometheus /metrics of the real programs", .serialized, .hangLimit)
 struct MetricsScrapeTests {
     @Test("beacon-aggregator: sightings, rejects by reason, events, devices, lag, per-gateway loss and batches")
     func aggregator() async throws {

@@ -1,6 +1,7 @@
 import BeaconCore
 import BeaconEngine
 import Foundation
+import TestSupport
 import Testing
 @testable import BeaconSim
 
@@ -10,7 +11,7 @@ import Testing
 /// rule, scored by the product's evaluator. One row per dataset × split; the figures are in
 /// docs/CALIBRATION.md. The floors only guard against regressions: well below the measured
 /// values.
-@Suite("Calibration × real datasets", .enabled(if: DatasetFixtures.kolakowskiAvailable && DatasetFixtures.salrbAvailable, "../shared/testdata/datasets is absent"))
+@Suite("Calibration × real datasets", .cpuBound, .enabled(if: DatasetFixtures.kolakowskiAvailable && DatasetFixtures.salrbAvailable, "../shared/testdata/datasets is absent"))
 struct CalibrationSplitTests {
     typealias Split = CalibrationSplit
     typealias Outcome = CalibrationSplit.Outcome

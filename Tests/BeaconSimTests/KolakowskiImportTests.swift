@@ -7,7 +7,7 @@ import Testing
 
 /// The Kolakowski flat (`../shared/testdata/datasets/kolakowski_ble_flat_calib2021`): six runs,
 /// anchor cells or rooms as sections, the robot's position as the truth.
-@Suite("Kolakowski import", .enabled(if: DatasetFixtures.kolakowskiAvailable, "../shared/testdata/datasets/kolakowski_ble_flat_calib2021 is absent"))
+@Suite("Kolakowski import", .cpuBound, .enabled(if: DatasetFixtures.kolakowskiAvailable, "../shared/testdata/datasets/kolakowski_ble_flat_calib2021 is absent"))
 struct KolakowskiImportTests {
     @Test("runs, rows, readings and true section changes")
     func counts() throws {

@@ -1,13 +1,14 @@
 import BeaconEngine
 import BeaconCore
 import Foundation
+import TestSupport
 import Testing
 @testable import BeaconSim
 
 /// The `position` rule on the Kolakowski flat with the flat's own geometry: path-loss exponent
 /// 2.7, anchors 0.5 m above the tag, every run end to end. The floors sit a couple of points
 /// under what it scores there (docs/MEASUREMENTS.md).
-@Suite("Position rule on the Kolakowski flat", .enabled(if: DatasetFixtures.kolakowskiAvailable, "../shared/testdata/datasets is absent"))
+@Suite("Position rule on the Kolakowski flat", .cpuBound, .enabled(if: DatasetFixtures.kolakowskiAvailable, "../shared/testdata/datasets is absent"))
 struct PositionRealDataTests {
     @Test("anchor cells and rooms, with the flat's geometry", arguments: ["anchors", "rooms"])
     func flat(_ zones: String) throws {

@@ -1,13 +1,14 @@
 import BeaconEngine
 import BeaconCore
 import Foundation
+import TestSupport
 import Testing
 @testable import BeaconSim
 
 /// Real radio, every rule: each shared dataset imported and laid end to end, replayed through the
 /// engine in process with each section rule, scored against its truth; one row per dataset ×
 /// rule. The floors only guard against regressions: far below the measured values, above chance.
-@Suite("Real datasets × rules", .enabled(if: DatasetFixtures.kolakowskiAvailable && DatasetFixtures.salrbAvailable, "../shared/testdata/datasets is absent"))
+@Suite("Real datasets × rules", .cpuBound, .enabled(if: DatasetFixtures.kolakowskiAvailable && DatasetFixtures.salrbAvailable, "../shared/testdata/datasets is absent"))
 struct RealDatasetTableTests {
     static let rules: [Tuning.Rule] = [.hysteresis, .hmm, .strongest, .nearest, .position]
     /// Windows of the strongest-gateway baseline printed besides its default (`window_s` 4 s).

@@ -8,7 +8,7 @@ import Testing
 
 /// The SAL-RB car test chamber (`../shared/testdata/datasets/sal_rb_vehicle_zones`): the counts
 /// its SOURCE.txt gives must come out of the import, and the files must replay.
-@Suite("SAL-RB import", .enabled(if: DatasetFixtures.salrbAvailable, "../shared/testdata/datasets/sal_rb_vehicle_zones is absent"))
+@Suite("SAL-RB import", .cpuBound, .enabled(if: DatasetFixtures.salrbAvailable, "../shared/testdata/datasets/sal_rb_vehicle_zones is absent"))
 struct SALRBImportTests {
     @Test("rows, readings and the one dropped reading, per variant", arguments: SALRBImporter.Outside.allCases)
     func counts(_ outside: SALRBImporter.Outside) throws {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import BeaconCore
 import BeaconEngine
@@ -5,7 +6,7 @@ import BeaconEngine
 
 // Serialized: the accuracy runs are seconds of synchronous CPU each; run in parallel on two cores
 // they would starve every other suite's tasks.
-@Suite("Simulator", .serialized)
+@Suite("Simulator", .serialized, .cpuBound)
 struct SimulationTests {
     @Test("the default chain is 3 stores × 6 sections × 2–3 gateways and validates")
     func defaultChain() throws {

@@ -109,12 +109,13 @@ public final class Broker: Sendable {
         try await launch(choosingPorts: false)
     }
 
-    /// SIGTERM, then waits for the exit (mosquitto saves its database first). SIGKILL after 10 s.
+    /// SIGTERM, then waits for the exit (mosquitto saves its database first). SIGKILL after
+    /// ``harnessReadinessLimit``.
     public func stop() async throws {
         guard let process = state.withLock({ $0.process }), process.isRunning else { return }
         process.send(SIGCONT)  // a paused broker cannot handle SIGTERM
         process.send(SIGTERM)
-        if await process.waitForExit(timeout: .seconds(10)) { return }
+        if await process.waitForExit(timeout: harnessReadinessLimit) { return }
         process.send(SIGKILL)
         _ = await process.waitForExit(timeout: .seconds(5))
         throw BrokerHarnessError.stopTimedOut(pid: process.pid)
@@ -154,9 +155,10 @@ public final class Broker: Sendable {
             attempts += 1
             let (port, tlsPort) = state.withLock { ($0.port, $0.tlsPort) }
             try writeConfiguration(port: port, tlsPort: tlsPort)
+            let logged = log.utf8.count  // what earlier runs of this broker logged
             let process = try spawn()
             do {
-                try await waitUntilAccepting(process, ports: [port] + (tlsPort.map { [$0] } ?? []))
+                try await waitUntilAccepting(process, ports: [port] + (tlsPort.map { [$0] } ?? []), loggedBefore: logged)
                 return
             } catch {
                 process.send(SIGKILL)
@@ -184,19 +186,26 @@ public final class Broker: Sendable {
         }
     }
 
-    private func waitUntilAccepting(_ process: ChildProcess, ports: [Int]) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+    /// Waits until this mosquitto says it runs and every port accepts. A port that accepts is not
+    /// enough: when another process took it between ``Command/freePort()`` and mosquitto's bind,
+    /// mosquitto exits ("Address already in use") while the port still accepts — the other's.
+    private func waitUntilAccepting(_ process: ChildProcess, ports: [Int], loggedBefore: Int) async throws {
+        func ready() -> Bool {
+            String(decoding: log.utf8.dropFirst(loggedBefore), as: UTF8.self).contains(" running")
+                && ports.allSatisfy(Command.accepts(port:))
+        }
+        let deadline = ContinuousClock.now + harnessReadinessLimit
         while ContinuousClock.now < deadline {
             guard process.isRunning else {
                 throw BrokerHarnessError.startFailed(reason: "mosquitto exited", log: tail(log + stderrLog))
             }
-            if ports.allSatisfy(Command.accepts(port:)) { return }
+            if ready() { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        // One last look: under load (CPU-bound tests hogging the cooperative pool) this task may
-        // only wake after the deadline, though mosquitto has long been listening.
-        if process.isRunning, ports.allSatisfy(Command.accepts(port:)) { return }
-        throw BrokerHarnessError.startFailed(reason: "ports \(ports) not accepting after 10 s", log: tail(log + stderrLog))
+        // One last look: under load this task may only wake after the deadline, though mosquitto
+        // has long been listening.
+        if process.isRunning, ready() { return }
+        throw BrokerHarnessError.startFailed(reason: "ports \(ports) not accepting after \(harnessReadinessLimit)", log: tail(log + stderrLog))
     }
 
     private func writeConfiguration(port: Int, tlsPort: Int?) throws {

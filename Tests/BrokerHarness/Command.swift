@@ -28,9 +28,9 @@ enum Command {
         } catch {
             throw BrokerHarnessError.commandFailed(command: command, status: -1, output: "\(error)")
         }
-        guard await child.waitForExit(timeout: .seconds(60)) else {
+        guard await child.waitForExit(timeout: harnessReadinessLimit) else {
             child.send(SIGKILL)
-            throw BrokerHarnessError.commandFailed(command: command, status: -1, output: "still running after 60 s")
+            throw BrokerHarnessError.commandFailed(command: command, status: -1, output: "still running after \(harnessReadinessLimit)")
         }
         guard let status = child.exitStatus, status == 0 else {
             let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""

@@ -46,12 +46,13 @@ public final class InstalledBroker: Sendable {
         let process = try ChildProcess(
             executable: executable, arguments: ["-c", "\(directory)/mosquitto.conf"], outputFile: "\(directory)/stderr.log")
         let broker = InstalledBroker(directory: directory, ports: ports, process: process)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !ports.allSatisfy(Command.accepts(port:)) {
+        let deadline = ContinuousClock.now + harnessReadinessLimit
+        // Its own "running" line too: a port another process holds still accepts (see Broker).
+        while !(broker.log.contains(" running") && ports.allSatisfy(Command.accepts(port:))) {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 await broker.kill()
                 throw BrokerHarnessError.startFailed(
-                    reason: process.isRunning ? "ports \(ports) not accepting after 10 s" : "mosquitto exited",
+                    reason: process.isRunning ? "ports \(ports) not accepting after \(harnessReadinessLimit)" : "mosquitto exited",
                     log: broker.log + broker.stderrLog)
             }
             try await Task.sleep(for: .milliseconds(20))

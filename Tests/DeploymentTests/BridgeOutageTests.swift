@@ -4,12 +4,13 @@ import BrokerHarness
 import Foundation
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 /// A store broker bridged to a central one with the shipped `deploy/mosquitto/store.conf` bridge,
 /// a replaying beacon-edge publishing to the store broker, and the central broker stopped in the
 /// middle: every batch must reach the central subscriber (duplicates allowed, removed by `seq`).
-@Suite("Deployment: bridge outage", .timeLimit(.minutes(3)))
+@Suite("Deployment: bridge outage", .hangLimit)
 struct BridgeOutageTests {
     static let root = ACLTests.root
     static let capture = root.appendingPathComponent("../shared/testdata/captures/csacca_horizon74_android_legacy/btsnoop_hci.log").standardized.path
@@ -86,9 +87,9 @@ struct BridgeOutageTests {
         try await central.stop()
         try await Task.sleep(for: .seconds(3))
         try await central.start()
-        #expect(await replay.waitForExit(timeout: .seconds(60)), "the replay did not finish")
+        #expect(await replay.waitForExit(timeout: readinessLimit), "the replay did not finish")
 
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + readinessLimit
         while ContinuousClock.now < deadline {
             if let status = finalStatus.withLock({ $0 }), UInt64(batches.withLock { $0.values.reduce(0, +) }) >= status.counters.published ?? .max { break }
             try await Task.sleep(for: .milliseconds(100))

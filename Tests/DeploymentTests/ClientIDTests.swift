@@ -2,6 +2,7 @@ import BeaconMQTT
 import BeaconWire
 import BrokerHarness
 import Foundation
+import TestSupport
 import Testing
 
 /// Client ids bound to logins in the shipped deployment: against the shipped `central.conf` and
@@ -9,7 +10,7 @@ import Testing
 /// client id — the aggregator's two (each bound to its own login), the bridge's or an edge's —
 /// which would disconnect it, wipe its persistent session or fire its Last Will, while the edge,
 /// the bridge, the aggregator, dashboards and recorders work as before.
-@Suite("Deployment: client ids bound to logins", .serialized, .timeLimit(.minutes(3)))
+@Suite("Deployment: client ids bound to logins", .serialized, .hangLimit)
 struct ClientIDTests {
     /// Connects as `user` with client id `id`, expecting the broker to refuse the login.
     static func expectRefused(_ broker: ShippedBroker, _ user: String, id: String, tls: Bool) async {

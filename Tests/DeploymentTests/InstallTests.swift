@@ -6,7 +6,7 @@ import Testing
 /// `deploy/scripts/install.sh` staged into a temporary `--destdir`, with the debug build's programs
 /// (`--bin-dir`): what the units start is where they say, the configs are in place, and a second
 /// run keeps what was edited.
-@Suite("Deployment: install.sh", .timeLimit(.minutes(2)))
+@Suite("Deployment: install.sh", .hangLimit)
 struct InstallTests {
     static let script = TestPaths.inPackage("deploy/scripts/install.sh").path
     static let binaries = TestPaths.inPackage(".build/debug")

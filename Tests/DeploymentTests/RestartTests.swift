@@ -5,12 +5,13 @@ import BrokerHarness
 import Foundation
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 /// Restarts under traffic in the deployed shape: simulated gateways publish to a store broker,
 /// the shipped `store.conf` bridge forwards to a central broker, the real `beacon-aggregator`
 /// decides there. Every batch must be processed or counted, and no event may be invented.
-@Suite("Deployment: restarts under traffic", .serialized, .timeLimit(.minutes(4)))
+@Suite("Deployment: restarts under traffic", .serialized, .hangLimit)
 struct RestartTests {
     static let root = ACLTests.root
     static let binaries = root.appendingPathComponent(".build/debug")
@@ -70,7 +71,7 @@ struct RestartTests {
         try await recorder.until("the third aggregator online") { $0.aggregator.map { $0.state == .online && $0.counters.messages != nil } ?? false }
         let downtimeBatches = recorder.batchCount - killedAt
 
-        #expect(await traffic.waitForExit(timeout: .seconds(90)), "the simulator did not finish")
+        #expect(await traffic.waitForExit(timeout: readinessLimit), "the simulator did not finish")
         #expect(traffic.exitStatus == 0)
         try await stopAccountingForEveryBatch(instance, recorder: recorder, resumedFrom: afterKill, downtimeBatches: downtimeBatches)
         expectNoInventedTransitions(recorder.events())
@@ -81,9 +82,9 @@ struct RestartTests {
     /// snapshot's progress processed, none lost. Forgets the statuses seen, for the next instance.
     static func stopGracefully(_ instance: ChildProcess, recorder: Recorder, snapshot: String) async throws {
         instance.send(SIGTERM)
-        #expect(await instance.waitForExit(timeout: .seconds(15)), "the aggregator did not stop on SIGTERM")
+        #expect(await instance.waitForExit(timeout: readinessLimit), "the aggregator did not stop on SIGTERM")
         // The final status reaches the recorder through the broker after the process has exited.
-        try await recorder.until("the first aggregator's final status", timeout: .seconds(10)) { $0.aggregator?.state == .offline }
+        try await recorder.until("the first aggregator's final status") { $0.aggregator?.state == .offline }
         let graceful = try #require(recorder.latestStatus(where: { $0.state == .offline }), "no final status from the first aggregator")
         let afterGraceful = try Self.progress(snapshot)
         #expect(graceful.counters.batches == afterGraceful.values.reduce(0) { $0 + $1 + 1 },
@@ -99,7 +100,7 @@ struct RestartTests {
         #expect(secondStatus.counters.restartGap.isEmpty && secondStatus.counters.loss.isEmpty,
                 "after a graceful restart nothing may be missing: \(secondStatus.counters)")
         instance.send(SIGKILL)
-        #expect(await instance.waitForExit(timeout: .seconds(5)))
+        #expect(await instance.waitForExit(timeout: readinessLimit))
         return (recorder.batchCount, try Self.progress(snapshot))
     }
 
@@ -116,12 +117,12 @@ struct RestartTests {
         try await recorder.settle()
         let published = recorder.highestSequences()
         let expected = published.reduce(UInt64(0)) { sum, entry in sum + entry.value - (afterKill[entry.key] ?? UInt64.max) }
-        try await recorder.until("the third run accounts for \(expected) batches", timeout: .seconds(60)) {
+        try await recorder.until("the third run accounts for \(expected) batches") {
             $0.aggregator.map { accounted($0) >= expected } ?? false
         }
         instance.send(SIGTERM)
-        #expect(await instance.waitForExit(timeout: .seconds(15)))
-        try await recorder.until("the third aggregator's final status", timeout: .seconds(10)) { $0.aggregator?.state == .offline }
+        #expect(await instance.waitForExit(timeout: readinessLimit))
+        try await recorder.until("the third aggregator's final status") { $0.aggregator?.state == .offline }
         let final = try #require(recorder.latestStatus(where: { $0.state == .offline }))
         let gap = final.counters.restartGap.values.reduce(0, +)
         print("aggregator restarts: \(recorder.batchCount) batches published through the bridge; after kill -9: \(downtimeBatches) published while down, restart gap \(gap) batch(es), loss \(final.counters.loss.values.reduce(0, +)), \(final.counters.batches ?? 0) processed by the third run")
@@ -232,7 +233,7 @@ final class Recorder: Sendable {
     /// Forgets the statuses seen so far (the next instance's count from 0 again).
     func resetStatuses() { items.withLock { $0.removeAll { $0.aggregator != nil } } }
 
-    func until(_ what: String, timeout: Duration = .seconds(20), _ predicate: (Item) -> Bool) async throws {
+    func until(_ what: String, timeout: Duration = readinessLimit, _ predicate: (Item) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if items.withLock({ $0.contains(where: predicate) }) { return }
@@ -289,25 +290,25 @@ extension RestartTests {
         var run = try replay(1)
         try await Task.sleep(for: .seconds(6))
         run.send(SIGTERM)  // systemctl restart
-        #expect(await run.waitForExit(timeout: .seconds(15)))
+        #expect(await run.waitForExit(timeout: readinessLimit))
         run = try replay(2)
         try await Task.sleep(for: .seconds(6))
         run.send(SIGKILL)  // a crash; systemd restarts it at once
-        #expect(await run.waitForExit(timeout: .seconds(5)))
+        #expect(await run.waitForExit(timeout: readinessLimit))
         run = try replay(3)
         try await Task.sleep(for: .seconds(6))
         run.send(SIGTERM)
-        #expect(await run.waitForExit(timeout: .seconds(15)))
+        #expect(await run.waitForExit(timeout: readinessLimit))
         #expect(run.exitStatus == 0)
 
         try await recorder.settle()
         let arrived = recorder.batchCount
-        try await recorder.until("the aggregator processed all \(arrived) batches", timeout: .seconds(20)) {
+        try await recorder.until("the aggregator processed all \(arrived) batches") {
             $0.aggregator.map { ($0.counters.batches ?? 0) >= UInt64(arrived) } ?? false
         }
         decider.send(SIGTERM)
-        #expect(await decider.waitForExit(timeout: .seconds(15)))
-        try await recorder.until("the aggregator's final status", timeout: .seconds(10)) { $0.aggregator?.state == .offline }
+        #expect(await decider.waitForExit(timeout: readinessLimit))
+        try await recorder.until("the aggregator's final status") { $0.aggregator?.state == .offline }
         let final = try #require(recorder.latestStatus(where: { $0.state == .offline }))
         let events = recorder.events()
         print("edge restarts: \(arrived) batches reached the central broker, the aggregator processed \(final.counters.batches ?? 0) (loss \(final.counters.loss.values.reduce(0, +))); events: \(events.map { "\($0.kind) \($0.region)" })")

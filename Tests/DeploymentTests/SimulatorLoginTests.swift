@@ -11,7 +11,7 @@ import Testing
 /// dashboard login. Without a login, with a wrong password, with a login that may not publish as
 /// the gateways or with the wrong CA, the simulator stops at once: exit 69 and a message that says
 /// which flag to fix.
-@Suite("Deployment: the simulator's login", .serialized, .timeLimit(.minutes(3)))
+@Suite("Deployment: the simulator's login", .serialized, .hangLimit)
 struct SimulatorLoginTests {
     static let simulator = SimulatorReconnectTests.simulator
     /// A simulator, a recorder, a dashboard login for watch and an aggregator (whose publishing
@@ -31,7 +31,7 @@ struct SimulatorLoginTests {
         try #require(FileManager.default.isExecutableFile(atPath: simulator), "build the package first (swift build --build-tests)")
         let log = "\(directory)/sim-\(UUID().uuidString).log"
         let process = try ChildProcess(executable: simulator, arguments: arguments, outputFile: log)
-        let exited = await process.waitForExit(timeout: .seconds(60))
+        let exited = await process.waitForExit(timeout: readinessLimit)
         if !exited { process.send(SIGKILL) }
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(exited, "beacon-sim \(arguments.joined(separator: " ")) did not finish: \(output.suffix(2000))")
@@ -52,7 +52,7 @@ struct SimulatorLoginTests {
             let run = try await Self.simulate(["run", "--rate", "5", "--duration", "\(Self.windows)", "--seed", "3",
                                                "--truth", "\(directory)/truth.jsonl"] + Self.login(central, "sim"), in: directory)
             #expect(run.status == 0, "\(run.output.suffix(2000))")
-            try await pollUntil("every batch of every gateway at the recorder", within: .seconds(20), explain: {
+            try await pollUntil("every batch of every gateway at the recorder", explain: {
                 "\(Set(Self.batches(recorder).map { "\($0.gateway)/\($0.seq)" }).count) of \(gateways.count * Self.windows) batches"
             }) {
                 Set(Self.batches(recorder).map { "\($0.gateway)/\($0.seq)" }).count == gateways.count * Self.windows
@@ -65,7 +65,7 @@ struct SimulatorLoginTests {
             let load = try await Self.simulate(["load", "--stores", "2", "--devices", "20", "--rate", "200", "--duration", "1"]
                                                 + Self.login(central, "sim"), in: directory)
             #expect(load.status == 0, "\(load.output.suffix(2000))")
-            try await pollUntil("load's batches of both stores at the recorder", within: .seconds(20)) {
+            try await pollUntil("load's batches of both stores at the recorder") {
                 let stores = Set(recorder.received.dropFirst(before).compactMap { $0.topic.split(separator: "/").dropFirst(2).first })
                 return stores == ["101", "102"]
             }
@@ -113,7 +113,7 @@ struct SimulatorLoginTests {
             let aggregator = central.client("agg-1-out", id: "beacon-aggregator-agg-1-out")
             try await aggregator.connect()
             // Published until it is recorded: watch subscribes some time after it connects.
-            _ = try await pollAsync("the event in watch's record", within: .seconds(30), every: .milliseconds(200), explain: {
+            _ = try await pollAsync("the event in watch's record", every: .milliseconds(200), explain: {
                 "watch: \((try? String(contentsOfFile: "\(directory)/watch.log", encoding: .utf8)) ?? "")"
             }) { () async throws -> Bool? in
                 try await aggregator.publish(to: "beaconnet/events/101/enter", payload: Array("an event".utf8), qos: .atLeastOnce, retain: false)

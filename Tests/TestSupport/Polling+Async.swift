@@ -1,9 +1,9 @@
 /// Polls an asynchronous `probe` (an HTTP request, a browser's answer) every `interval` until it
-/// returns a value, and returns that value; throws ``PollTimeout`` after `limit`, with `explain`'s
-/// account and the probe's last error, if it threw. A probe that throws is tried again: a server
-/// that is still starting refuses connections for a while.
+/// returns a value, and returns that value; throws ``PollTimeout`` after `limit` (by default
+/// ``readinessLimit``), with `explain`'s account and the probe's last error, if it threw. A probe
+/// that throws is tried again: a server that is still starting refuses connections for a while.
 public func pollAsync<T>(
-    _ what: String, within limit: Duration = .seconds(15), every interval: Duration = .milliseconds(100),
+    _ what: String, within limit: Duration = readinessLimit, every interval: Duration = .milliseconds(100),
     explain: () -> String = { "" }, _ probe: () async throws -> T?
 ) async throws -> T {
     let deadline = ContinuousClock.now + limit

@@ -1,3 +1,9 @@
+/// How long a test waits for something that must happen (a broker listening, a message, a
+/// process's exit, a service's shutdown) before it calls it a hang. Far longer than any of these
+/// takes, even on two cores shared with other builds while every suite runs at once: a wait that
+/// polls ends as soon as the thing is there, so only a hang ever waits this long.
+public let readinessLimit: Duration = .seconds(120)
+
 /// A condition that did not come true in time.
 public struct PollTimeout: Error, Sendable, CustomStringConvertible {
     /// What was waited for, and what was seen last.
@@ -8,11 +14,11 @@ public struct PollTimeout: Error, Sendable, CustomStringConvertible {
 }
 
 /// Polls `probe` every `interval` until it returns a value, and returns that value; throws
-/// ``PollTimeout`` (with `explain`'s account of what was seen) after `limit`. A readiness wait that
-/// polls ends as soon as the thing is ready, and waits longer on a loaded machine, where a fixed
-/// sleep either wastes time or is too short.
+/// ``PollTimeout`` (with `explain`'s account of what was seen) after `limit` (by default
+/// ``readinessLimit``). A readiness wait that polls ends as soon as the thing is ready, and waits
+/// longer on a loaded machine, where a fixed sleep either wastes time or is too short.
 public func poll<T>(
-    _ what: String, within limit: Duration = .seconds(15), every interval: Duration = .milliseconds(20),
+    _ what: String, within limit: Duration = readinessLimit, every interval: Duration = .milliseconds(20),
     explain: () -> String = { "" }, _ probe: () throws -> T?
 ) async throws -> T {
     let deadline = ContinuousClock.now + limit
@@ -28,7 +34,7 @@ public func poll<T>(
 
 /// Polls until `condition` holds (see ``poll(_:within:every:explain:_:)``).
 public func pollUntil(
-    _ what: String, within limit: Duration = .seconds(15), every interval: Duration = .milliseconds(20),
+    _ what: String, within limit: Duration = readinessLimit, every interval: Duration = .milliseconds(20),
     explain: () -> String = { "" }, _ condition: () throws -> Bool
 ) async throws {
     _ = try await poll(what, within: limit, every: interval, explain: explain) { try condition() ? true : nil }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The live-scan test's machine: beacon-edge against a real Linux Bluetooth stack, in a virtual
 # machine. Boots Debian's kernel under qemu (TCG: no KVM needed), with this machine's root shared
-# read-only over virtio-9p, and inside it: hci_vhci, the project's virtual controller (beacon-vhci)
-# replaying the shared captures' advertising reports with their recorded RSSI, a private mosquitto
-# on loopback, beacon-edge scanning the controller's adapter through its raw HCI socket, and
-# mosquitto_sub recording what it publishes — once per controller profile (legacy, extended).
+# read-only over virtio-9p for the system's programs, and the package, the built programs and the
+# test data shared on their own, wherever they are (the guest's /tmp is a fresh tmpfs, which would
+# hide a checkout under the host's /tmp). Inside: hci_vhci, the project's virtual controller
+# (beacon-vhci) replaying the shared captures' advertising reports with their recorded RSSI, a
+# private mosquitto on loopback, beacon-edge scanning the controller's adapter through its raw HCI
+# socket, and mosquitto_sub recording what it publishes — once per controller profile (legacy, extended).
 # Then SIGTERM to the edge, and the controller says whether scanning was left off.
 #
 # The verdict is LiveScanTests' (Tests/BeaconEdgeTests/LiveScanTests.swift): it runs this script
@@ -17,8 +19,8 @@
 #
 # Needs qemu-system-x86, linux-image-amd64 (any kernel in /boot with hci_vhci and 9p modules) and
 # busybox-static (deploy/scripts/install-deps.sh installs them), mosquitto and mosquitto-clients,
-# and ../shared/testdata. Exit: 0 the guest ran every profile; 1 it did not (the console log is
-# printed); 2 it cannot run here (the reason is printed); 64 bad arguments.
+# and ../shared/testdata. Exit: 0 the guest ran every profile; 1 it did not, or never started (the
+# console log is printed); 2 it cannot run here (the reason is printed); 64 bad arguments.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [[ -x /opt/swift/usr/bin/swift ]] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -37,8 +39,9 @@ while (($#)); do
     esac
 done
 
-# Every bound, in seconds: the whole virtual machine run (a run takes 30-60 s on 2 busy cores).
-vm_timeout=${LIVE_SCAN_TIMEOUT:-300}
+# The bound on the whole virtual machine run, in seconds: a run takes 30-75 s on 2 busy cores, and
+# several times that while every other test runs beside it (plain `swift test`).
+vm_timeout=${LIVE_SCAN_TIMEOUT:-600}
 
 cannot() {
     echo "live-scan: cannot run here: $*" >&2
@@ -46,10 +49,15 @@ cannot() {
 }
 
 testdata="$root/../shared/testdata"
-captures=(
-    "$testdata/captures/csacca_horizon74_android_legacy/btsnoop_hci.log"
-    "$testdata/captures/mauricelam_btsnoop_rs_testdata/btsnoop_hci_android.log"
+# The captures the controller replays, in its order, by their path under the test data.
+capture_names=(
+    captures/csacca_horizon74_android_legacy/btsnoop_hci.log
+    captures/mauricelam_btsnoop_rs_testdata/btsnoop_hci_android.log
 )
+captures=()
+for name in "${capture_names[@]}"; do captures+=("$testdata/$name"); done
+# Where the guest mounts the package, the programs, the test data and the results (on a tmpfs).
+shares=/run/live-scan
 
 # The newest kernel with the modules the guest needs (hci_vhci, 9p over virtio).
 kernel=""
@@ -93,7 +101,11 @@ fi
 for program in beacon-edge beacon-vhci; do
     [[ -x $bin/$program ]] || { echo "live-scan: $bin/$program not built (swift build)" >&2; exit 1; }
 done
-bin=$(cd "$bin" && pwd)
+# Physical paths: each is shared into the guest on its own, and a symbolic link pointing out of
+# a shared folder would lead nowhere there.
+bin=$(cd "$bin" && pwd -P)
+package=$(cd "$root" && pwd -P)
+testdata=$(cd "$testdata" && pwd -P)
 
 # Only what an earlier run left: OUT may be any folder.
 rm -rf "$out/results" "$out/initramfs" "$out/initramfs.cpio" "$out/console.log"
@@ -110,9 +122,9 @@ for capture in "${captures[@]}"; do
 done
 
 # The initramfs: a static busybox, the modules that reach the host's root (virtio PCI and 9p, with
-# their dependencies in load order, from modules.dep), and an init that mounts that root, gives the
-# kernel a modprobe (the Bluetooth stack and its crypto autoload through it) and runs the guest
-# script inside the host's root.
+# their dependencies in load order, from modules.dep), and an init that mounts that root and the
+# four shares, gives the kernel a modprobe (the Bluetooth stack and its crypto autoload through
+# it) and runs the guest script inside the host's root.
 cp "$busybox" "$out/initramfs/bin/busybox"
 modlist=()
 add_module() {
@@ -150,24 +162,36 @@ mount -t sysfs sysfs /host/sys
 mount -t devtmpfs devtmpfs /host/dev
 mount -t tmpfs tmpfs /host/tmp
 mount -t tmpfs tmpfs /host/run
-mkdir -p /host/tmp/results
-mount -t 9p -o \$opts results /host/tmp/results
+# The package, the programs and the test data (read-only) and the results, each shared on its
+# own: the tmpfs on /tmp above hides whatever of them lives under the host's /tmp.
+for share in package bin testdata results; do
+    mkdir -p /host$shares/\$share
+    ro=,ro
+    [ \$share = results ] && ro=
+    mount -t 9p -o \$opts\$ro \$share /host$shares/\$share || echo "init: cannot mount the \$share share"
+done
+if [ ! -r /host$shares/package/deploy/scripts/live-scan-guest.sh ]; then
+    echo "init: no deploy/scripts/live-scan-guest.sh in the package share"
+    poweroff -f
+fi
 printf '#!/bin/sh\nexec chroot /host /sbin/modprobe "\$@"\n' >/sbin/modprobe
 chmod +x /sbin/modprobe
 echo /sbin/modprobe >/proc/sys/kernel/modprobe
 ip link set lo up
 echo "init: running the guest script"
-chroot /host /bin/bash "$root/deploy/scripts/live-scan-guest.sh" </dev/null 2>&1 | tee /host/tmp/results/guest.log
+chroot /host /bin/bash $shares/package/deploy/scripts/live-scan-guest.sh </dev/null 2>&1 | tee /host$shares/results/guest.log
 sync
 poweroff -f
 EOF
 chmod +x "$out/initramfs/init"
 (cd "$out/initramfs" && find . | "$busybox" cpio -o -H newc >"$out/initramfs.cpio" 2>/dev/null)
 
-# What the guest script reads (it sees the host's paths through the shared root).
+# What the guest script reads, with the paths it sees: the captures under the test data's share.
+guest_captures=()
+for name in "${capture_names[@]}"; do guest_captures+=("$shares/testdata/$name"); done
 {
-    printf 'BIN=%q\nPROFILES=%q\nEXPECTED=%q\n' "$bin" "$profiles" "$expected"
-    printf 'CAPTURES=(%s)\n' "$(printf '%q ' "${captures[@]}")"
+    printf 'BIN=%q\nPROFILES=%q\nEXPECTED=%q\n' "$shares/bin" "$profiles" "$expected"
+    printf 'CAPTURES=(%s)\n' "$(printf '%q ' "${guest_captures[@]}")"
 } >"$results/env"
 
 qemu_pid=""
@@ -186,6 +210,9 @@ timeout --kill-after=10 "$vm_timeout" "$qemu" \
     -display none -monitor none -serial "file:$out/console.log" -no-reboot -nic none \
     -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "console=ttyS0 quiet panic=-1" \
     -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+    -virtfs "local,path=$package,mount_tag=package,security_model=none,readonly=on,multidevs=remap" \
+    -virtfs "local,path=$bin,mount_tag=bin,security_model=none,readonly=on,multidevs=remap" \
+    -virtfs "local,path=$testdata,mount_tag=testdata,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$results,mount_tag=results,security_model=none,multidevs=remap" &
 qemu_pid=$!
 status=0
@@ -198,7 +225,11 @@ if [[ ! -f $results/done ]]; then
     if ((status == 124 || status == 137)); then
         echo "live-scan: the virtual machine did not finish within $vm_timeout s" >&2
     fi
-    echo "live-scan: the guest did not finish; its console ($out/console.log) ends:" >&2
+    if [[ -f $results/started ]]; then
+        echo "live-scan: the guest did not finish; its console ($out/console.log) ends:" >&2
+    else
+        echo "live-scan: the guest script never started; the console ($out/console.log) ends:" >&2
+    fi
     tail -n 60 "$out/console.log" >&2 || true
     exit 1
 fi

@@ -28,6 +28,6 @@ struct RunningAggregator {
     func stop() async throws {
         await group.triggerGracefulShutdown()
         let running = running
-        try await withTimeout(.seconds(30), "the aggregator's graceful shutdown") { try await running.value }
+        try await withTimeout(readinessLimit, "the aggregator's graceful shutdown") { try await running.value }
     }
 }

@@ -29,7 +29,7 @@ final class Watcher: Sendable {
 
     /// The first message so far that matches, polling until one arrives.
     @discardableResult
-    func until(_ what: String, timeout: Duration = .seconds(15), _ predicate: (MQTTMessage) -> Bool) async throws -> MQTTMessage {
+    func until(_ what: String, timeout: Duration = readinessLimit, _ predicate: (MQTTMessage) -> Bool) async throws -> MQTTMessage {
         try await poll(what, within: timeout, explain: {
             "last messages:\n  " + messages.suffix(8).map { "\($0.topic) \($0.text.prefix(160))" }.joined(separator: "\n  ")
         }) { messages.first(where: predicate) }

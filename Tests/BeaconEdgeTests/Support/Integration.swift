@@ -50,7 +50,7 @@ final class Watcher: Sendable {
     }
 
     /// Waits until `condition` holds for what was received, polling every 20 ms.
-    func wait(within limit: Duration, for what: String, _ condition: @escaping @Sendable (Watcher) -> Bool) async throws {
+    func wait(within limit: Duration = readinessLimit, for what: String, _ condition: @escaping @Sendable (Watcher) -> Bool) async throws {
         try await pollUntil(what, within: limit) { condition(self) }
     }
 

@@ -34,7 +34,7 @@ func connectedClient(_ configuration: MQTTConfiguration) async throws -> MQTTCli
 
 /// The next `count` messages of `subscription`.
 func collect(
-    _ count: Int, from subscription: MQTTSubscription, within limit: Duration = .seconds(30)
+    _ count: Int, from subscription: MQTTSubscription, within limit: Duration = readinessLimit
 ) async throws -> [MQTTMessage] {
     try await withTimeout(limit, "receiving \(count) messages on \(subscription.filters)") {
         var messages: [MQTTMessage] = []
@@ -58,7 +58,7 @@ func nextMessage(on subscription: MQTTSubscription, within limit: Duration) asyn
 
 /// The next connection event within `limit`.
 func nextEvent(
-    _ events: AsyncStream<MQTTConnectionEvent>, within limit: Duration = .seconds(10)
+    _ events: AsyncStream<MQTTConnectionEvent>, within limit: Duration = readinessLimit
 ) async throws -> MQTTConnectionEvent {
     try await withTimeout(limit, "next connection event") {
         for await event in events { return event }
@@ -86,7 +86,7 @@ final class MessageCollector: Sendable {
 
     /// Waits until at least `count` messages arrived, or throws ``TimedOut``.
     @discardableResult
-    func wait(for count: Int, within limit: Duration) async throws -> [MQTTMessage] {
+    func wait(for count: Int, within limit: Duration = readinessLimit) async throws -> [MQTTMessage] {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let current = messages

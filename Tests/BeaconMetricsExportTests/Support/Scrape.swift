@@ -45,10 +45,10 @@ enum Scrape {
                 for process in [sim, aggregator] { process.send(SIGKILL) }
             }
             let http = HTTPProbe(port: port)
-            _ = try await pollAsync("the aggregator's metrics endpoint", within: .seconds(30)) { try await http.get("/metrics").status == 200 ? true : nil }
+            _ = try await pollAsync("the aggregator's metrics endpoint") { try await http.get("/metrics").status == 200 ? true : nil }
             try await runCommand("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1",
                                                            "-t", "beaconnet/sightings/101/gw-101-1a", "-m", "{not json"])
-            return try await pollAsync("sightings, events, a reject and per-gateway batches in /metrics", within: .seconds(60), every: .milliseconds(250), explain: {
+            return try await pollAsync("sightings, events, a reject and per-gateway batches in /metrics", every: .milliseconds(250), explain: {
                 (try? String(contentsOfFile: "\(directory)/aggregator.log", encoding: .utf8)).map { String($0.suffix(2000)) } ?? ""
             }) {
                 let text = try await http.get("/metrics").text
@@ -75,7 +75,7 @@ enum Scrape {
             ], outputFile: "\(directory)/edge.log")
             defer { edge.send(SIGKILL) }
             let http = HTTPProbe(port: port)
-            return try await pollAsync("published batches in the edge's /metrics", within: .seconds(30), every: .milliseconds(200), explain: {
+            return try await pollAsync("published batches in the edge's /metrics", every: .milliseconds(200), explain: {
                 (try? String(contentsOfFile: "\(directory)/edge.log", encoding: .utf8)).map { String($0.suffix(2000)) } ?? ""
             }) {
                 let text = try await http.get("/metrics").text

@@ -53,14 +53,14 @@ struct ShippedChain: Sendable {
     }
 
     /// Waits until the edge's batches flow through the bridge and the aggregator decides them.
-    func untilFlowing(timeout: Duration = .seconds(40)) async throws {
+    func untilFlowing(timeout: Duration = readinessLimit) async throws {
         try await until("the edge's batches reach the aggregator through the bridge", timeout: timeout) {
             batches() >= 3 && decidedBatches() >= 3 && edgeStatuses().contains { $0.state == .online }
         }
     }
 
     /// Polls `condition` every 50 ms until it holds; throws after `timeout`, saying what was seen.
-    func until(_ what: String, timeout: Duration = .seconds(30), _ condition: () -> Bool) async throws {
+    func until(_ what: String, timeout: Duration = readinessLimit, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else {
@@ -119,7 +119,7 @@ func withShippedChain<T>(
             func stop() async {
                 for process in [edge, aggregator] {
                     process.send(SIGTERM)
-                    if !(await process.waitForExit(timeout: .seconds(15))) { process.send(SIGKILL) }
+                    if !(await process.waitForExit(timeout: readinessLimit)) { process.send(SIGKILL) }
                 }
                 await recorder.stop()
                 await dashboard.stop()
