@@ -74,12 +74,7 @@ struct Calibrate: ParsableCommand {
         let scheme: TopicScheme
         do { scheme = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
 
-        let lines: [(line: Int, change: TruthChange)], end: Int64?
-        do {
-            (lines, end) = try TruthFile.readNumbered(path: truth)
-        } catch where FileProblem.isFileSystemError(error) {
-            throw CalibrationError(reason: FileProblem.cannotRead(truth, flag: "--truth"))
-        }
+        let (lines, end) = try TruthFile.readNumbered(path: truth)
         let tag = try WalkCalibration.device(named: device, truth: lines, file: truth)
         try WalkCalibration.checkTruth(lines, file: truth, device: tag, chain: chain)
         let (batches, parts) = try readTraces(scheme: scheme)
@@ -167,13 +162,13 @@ struct Calibrate: ParsableCommand {
             switch line {
             case .failure(let error):
                 badLines += 1
-                FileHandleStderr.write("\(path): \(error)\n")
+                StandardError.write("\(path): \(error)\n")
             case .success(let line):
                 do {
                     if let batch = try TraceBatch.batch(topic: line.topic, payload: line.payload, scheme: scheme) { batches.append(batch) }
                 } catch {
                     if reader.endsMidLine { cutOffLine = reader.lineNumber }
-                    FileHandleStderr.write("\(path):\(reader.lineNumber): \(error.reason); skipped\n")
+                    StandardError.write("\(path):\(reader.lineNumber): \(error.reason); skipped\n")
                 }
             }
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconCore
 import BeaconDashboard
 import BeaconMetricsExport
+import BeaconCommandLine
 import Foundation
 
 /// The flags about the page itself: who may log in, the names it is reached by, and what its
@@ -55,15 +56,15 @@ struct DashboardPageOptions: ParsableArguments {
         guard let users else { return .open }
         let files = FileManager.default
         guard files.fileExists(atPath: users) else {
-            throw BeaconDashboardCommand.failure(.configError, "the users file \(users) does not exist: make it with deploy/scripts/make-dashboard-users.sh")
+            throw ExitCode(.configError, saying: "the users file \(users) does not exist: make it with deploy/scripts/make-dashboard-users.sh")
         }
         guard files.isReadableFile(atPath: users), let contents = try? String(contentsOfFile: users, encoding: .utf8) else {
-            throw BeaconDashboardCommand.failure(.configError, "the users file \(users) cannot be read as text by this user (its permissions, or not UTF-8)")
+            throw ExitCode(.configError, saying: "the users file \(users) cannot be read as text by this user (its permissions, or not UTF-8)")
         }
         do {
             return .login(try DashboardUsers(contents: contents, path: users), secureCookie: behindTLS)
         } catch {
-            throw BeaconDashboardCommand.failure(.configError, "the users file \(error)")
+            throw ExitCode(.configError, saying: "the users file \(error)")
         }
     }
 
@@ -77,7 +78,7 @@ struct DashboardPageOptions: ParsableArguments {
     /// `--hash-password`: the bcrypt hash of the first line of standard input.
     static func printHash() throws {
         guard let password = readLine(strippingNewline: true), !password.isEmpty else {
-            throw BeaconDashboardCommand.failure(.usage, "--hash-password reads a password from standard input: none was given")
+            throw ExitCode(.usage, saying: "--hash-password reads a password from standard input: none was given")
         }
         print(DashboardUsers.passwordHash(password))
     }

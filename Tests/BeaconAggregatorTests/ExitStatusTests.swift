@@ -143,6 +143,7 @@ struct ExitStatusTests {
         ("beacon-aggregator", ["check-config"]), ("beacon-aggregator", ["replay"]), ("beacon-aggregator", ["calibrate"]),
         ("beacon-sim", []), ("beacon-sim", ["run"]), ("beacon-sim", ["evaluate"]), ("beacon-sim", ["watch"]),
         ("beacon-sim", ["load"]), ("beacon-sim", ["sweep"]), ("beacon-sim", ["import"]), ("beacon-sim", ["chain"]),
+        ("beacon-sim", ["walk"]), ("beacon-sim", ["quality"]),
         ("beacon-dashboard", []),
     ]
 

@@ -17,7 +17,7 @@ struct UserMessageTests {
             ("beacon-aggregator", ["run", "--config", CommandLineTests.chain, "--port", "\(port)"]),
             ("beacon-edge", ["--gateway", "gw-1", "--store", "1", "--section", "1", "--allow-all", "--port", "\(port)",
                              "--replay", capture, "--flush-timeout", "1"]),
-            ("beacon-dashboard", ["--port", "\(port)", "--listen", "127.0.0.1:\(try Broker.unusedPort())"]),
+            ("beacon-dashboard", ["--port", "\(port)", "--listen", "127.0.0.1:\(try Broker.unusedPort())", "--no-login"]),
             ("beacon-sim", ["run", "--host", "127.0.0.1", "--port", "\(port)", "--truth", directory + "/truth.jsonl", "--duration", "5"]),
             ("beacon-sim", ["load", "--port", "\(port)", "--duration", "1", "--stores", "1", "--devices", "1"]),
             ("beacon-sim", ["watch", "--port", "\(port)"]),
@@ -57,11 +57,11 @@ struct UserMessageTests {
         #expect(made.status == 0, "\(made.output)")
         let missing = directory.appendingPathComponent("nowhere").path + "/file"
         let cases: [(String, [String], Int32, String)] = [
-            ("beacon-sim", ["evaluate", "--truth", missing, "--events", trace], ExitStatus.dataError.rawValue, "--truth \(missing) cannot be read (no such directory"),
+            ("beacon-sim", ["evaluate", "--truth", missing, "--events", trace], ExitStatus.dataError.rawValue, "\(missing): cannot read the file (missing"),
             ("beacon-sim", ["evaluate", "--truth", truth, "--events", missing], ExitStatus.dataError.rawValue, "--events \(missing) cannot be read (no such directory"),
             ("beacon-sim", ["run", "--trace", missing, "--truth", truth, "--duration", "1"], ExitStatus.usage.rawValue, "--trace \(missing) cannot be written (the directory"),
             ("beacon-sim", ["load", "--chain-out", missing, "--port", "1", "--duration", "1"], ExitStatus.usage.rawValue, "--chain-out \(missing) cannot be written (the directory"),
-            ("beacon-aggregator", ["calibrate", "--config", CommandLineTests.chain, "--truth", missing, trace], ExitStatus.dataError.rawValue, "--truth \(missing) cannot be read (no such directory"),
+            ("beacon-aggregator", ["calibrate", "--config", CommandLineTests.chain, "--truth", missing, trace], ExitStatus.dataError.rawValue, "\(missing): cannot read the file (missing"),
             ("beacon-sim", ["run", "--trace", trace, "--truth", trace + "/truth.jsonl", "--duration", "1"], ExitStatus.usage.rawValue, "--truth \(trace)/truth.jsonl cannot be written (\(trace) is a file, not a directory)"),
         ]
         for (name, arguments, status, words) in cases {

@@ -85,6 +85,9 @@ struct EdgeIntegrationTests {
         try await withBroker(BrokerConfiguration(persistence: true)) { broker in
             let watcher = try await Watcher(broker: broker)
             let runtime = try await replay(file, config: try config(port: broker.port), speed: .factor(5)) {
+                // Stopped once the edge is connected and sending: a busy machine may take longer
+                // than the pause below to connect at all.
+                _ = try await pollAsync("the edge's first connection") { broker.log.contains("as gw-test-1") ? true : nil }
                 try await Task.sleep(for: .milliseconds(800))
                 try await broker.stop()
                 try await Task.sleep(for: .milliseconds(700))
