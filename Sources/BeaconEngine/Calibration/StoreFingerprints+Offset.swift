@@ -13,8 +13,9 @@ extension StoreFingerprints {
     /// under `prior`) into `offsets`, and how precisely the links tell it (Σ w) into `precisions`. A fresh link at level l adds ln Φ(q + b/σ) − ln σ −
     /// ½((l − μ − b)/σ)² (q = Φ⁻¹(h): a louder device is heard more often), a gateway that missed
     /// the device ln Φ(−q − b/σ), and the prior −½((b − m)/s)². b is the weighted mean residual
-    /// shrunk towards the prior: b̂ = (Σ w·(l − μ) + m/s²) / (Σ w + 1/s²), w = 1/σ². With b = 0
-    /// these are the terms of ``logLikelihood(links:missed:into:)``.
+    /// shrunk towards the prior: b̂ = (Σ w·(l − μ) + m/s²) / (Σ w + 1/s²), w = 1/σ² — but for the
+    /// outside state, where b is the prior's m. With b = 0 these are the terms of
+    /// ``logLikelihood(links:missed:into:)``.
     func logLikelihood(links: [FreshLink], missed: [MissedGateway], prior: OffsetPrior,
                        into logLikelihood: inout [Double], offsets: inout [Double], precisions: inout [Double]) {
         let states = stateCount
@@ -22,7 +23,10 @@ extension StoreFingerprints {
         Gaussian.logCDFTable.withUnsafeBufferPointer { table in
             for s in 0..<states {
                 var sw = priorPrecision, swr = prior.mean * priorPrecision
-                for link in links {
+                // Just outside, the device is weighed at its own offset as known so far: what tells
+                // outside from inside is mostly the level itself, which a refitted offset would
+                // explain away (a quieter phone inside would look like the tag outside).
+                for link in links where s != outside {
                     let k = link.g * states + s
                     let w = inverseSD[k] * inverseSD[k]
                     sw += w

@@ -59,7 +59,7 @@ struct FingerprintRule: EntryConsent {
     /// are taken as independent once a second — the per-link filter's time constant at a few
     /// reports a second, and the 1.2 m over which the place-bound part of a level changes, at a
     /// walking pace (docs/ENGINE.md, "The fingerprint rule").
-    static let evidencePerSecond = 2.0
+    static let evidencePerSecond = 1.0
     /// The longest step whose evidence counts in full, s: after a longer silence the links are
     /// no more informative for it.
     static let longestStep = 1.0
