@@ -144,20 +144,40 @@ extension ChainConfig {
     public func resolve() throws(ConfigError) -> Chain {
         let issues = validate()
         guard issues.isEmpty else { throw ConfigError(issues: issues) }
-
-        var stores: [Chain.Store] = []
-        var sections: [Chain.Section] = []
+        let (stores, resolvedSections, sectionIndex) = resolvedStores()
+        var sections = resolvedSections
+        linkAdjacency(&sections, sectionIndex: sectionIndex)
         var gateways: [Chain.Gateway] = []
-        var storeIndex: [StoreNumber: Int] = [:]
         var gatewayIndex: [GatewayID: Int] = [:]
-        var sectionIndex: [[Int]: Int] = [:]
+        for gateway in self.gateways {
+            // Validated above: the id parses and its section exists.
+            let id = try! GatewayID(gateway.id)
+            gatewayIndex[id] = gateways.count
+            let section = sectionIndex[[gateway.store, gateway.section]]!
+            gateways.append(Chain.Gateway(
+                id: id, store: sections[section].store, section: section,
+                position: gateway.position.map { Chain.Point(x: $0[0], y: $0[1]) },
+                calibrationDB: gateway.calibrationDB,
+                pathLossExponent: gateway.pathLossExponent ?? tuning.pathLossExponent))
+        }
+        let storeIndex = Dictionary(uniqueKeysWithValues: stores.enumerated().map { ($1.major, $0) })
+        var chain = Chain(
+            siteUUID: siteUUID.uppercased(), tuning: tuning, stores: stores, sections: sections,
+            gateways: gateways, storeIndex: storeIndex, gatewayIndex: gatewayIndex)
+        try chain.attach(self)
+        return chain
+    }
 
+    /// The stores, each with its sections as a range of the sections' list, and where each
+    /// (major, minor) is in that list; adjacency not yet linked.
+    private func resolvedStores() -> (stores: [Chain.Store], sections: [Chain.Section], sectionIndex: [[Int]: Int]) {
+        var stores: [Chain.Store] = [], sections: [Chain.Section] = []
+        var sectionIndex: [[Int]: Int] = [:]
         // Gateways by (store, section) first, so that sections can list theirs.
         var gatewaysBySection: [[Int]: [Int]] = [:]
         for (g, gateway) in self.gateways.enumerated() {
             gatewaysBySection[[gateway.store, gateway.section], default: []].append(g)
         }
-
         for (si, store) in self.stores.enumerated() {
             let first = sections.count
             for section in store.sections {
@@ -171,14 +191,17 @@ extension ChainConfig {
                     gateways: gatewaysBySection[[store.major, section.minor]] ?? []))
             }
             let gatewayList = store.sections.flatMap { gatewaysBySection[[store.major, $0.minor]] ?? [] }
-            storeIndex[StoreNumber(store.major)] = si
             stores.append(Chain.Store(
                 major: StoreNumber(store.major), name: store.name, notifyOnEntry: store.notifyOnEntry,
                 notifyOnExit: store.notifyOnExit, sections: first..<sections.count, gateways: gatewayList,
                 mountHeight: store.mountHeight ?? ChainConfig.Store.defaultMountHeight))
         }
+        return (stores, sections, sectionIndex)
+    }
 
-        // Adjacency, made symmetric: walking from A to B means walking from B to A is possible.
+    /// Links the sections of the stores that give adjacency, made symmetric: walking from A to B
+    /// means walking from B to A is possible.
+    private func linkAdjacency(_ sections: inout [Chain.Section], sectionIndex: [[Int]: Int]) {
         for store in self.stores where store.sections.contains(where: { $0.adjacent != nil }) {
             var adjacency: [Int: Set<Int>] = [:]
             for section in store.sections {
@@ -198,23 +221,5 @@ extension ChainConfig {
                     gateways: s.gateways)
             }
         }
-
-        for gateway in self.gateways {
-            // Validated above: the id parses and its section exists.
-            let id = try! GatewayID(gateway.id)
-            gatewayIndex[id] = gateways.count
-            let section = sectionIndex[[gateway.store, gateway.section]]!
-            gateways.append(Chain.Gateway(
-                id: id, store: sections[section].store, section: section,
-                position: gateway.position.map { Chain.Point(x: $0[0], y: $0[1]) },
-                calibrationDB: gateway.calibrationDB,
-                pathLossExponent: gateway.pathLossExponent ?? tuning.pathLossExponent))
-        }
-
-        var chain = Chain(
-            siteUUID: siteUUID.uppercased(), tuning: tuning, stores: stores, sections: sections,
-            gateways: gateways, storeIndex: storeIndex, gatewayIndex: gatewayIndex)
-        try chain.attach(self)
-        return chain
     }
 }
