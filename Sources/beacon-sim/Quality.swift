@@ -23,6 +23,9 @@ struct Quality: ParsableCommand {
     @Option(help: "Tuning keys to try instead of each dataset's, as a JSON object (the rule is set per row).")
     var tuning: String?
 
+    @Option(help: "Simulator seeds whose shoppers are scored against one tag's calibration walk (comma-separated; empty: none).")
+    var seeds = "11,12,13"
+
     func run() throws {
         let offsets = try offsets.split(separator: ",").map {
             guard let v = Int($0.trimmingCharacters(in: .whitespaces)), (-30...30).contains(v) else {
@@ -37,10 +40,19 @@ struct Quality: ParsableCommand {
         } catch {
             throw ExitCode(.dataError, saying: "cannot read the datasets in \(data): \(error)")
         }
+        let seeds = try seeds.split(separator: ",").map {
+            guard let v = UInt64($0.trimmingCharacters(in: .whitespaces)) else { throw ValidationError("--seeds: \($0) is not a seed") }
+            return v
+        }
         print(QualityTable.header)
         for entry in entries {
             let overlay = try tuning.map { try Self.tuning($0, over: entry.dataset.chain) }
             for row in try QualityTable.rows(entry, tuning: overlay, offsets: offsets) { print(row) }
+        }
+        if !seeds.isEmpty {
+            let chain = DefaultChain.config()
+            let overlay = try tuning.map { try Self.tuning($0, over: chain) }
+            for row in try QualityTable.simulatorRows(seeds: seeds, tuning: overlay) { print(row) }
         }
     }
 

@@ -155,7 +155,9 @@ struct CalibrationSplitTests {
         let carsOnly = try #require(results["cars only: leave one file out (8 folds)"])
         #expect(carsOnly.after.missedExits * 4 <= exits(carsOnly.after) && carsOnly.after.falseExits <= 2)
         #expect(carsOnly.after.missedEnters * 4 <= carsOnly.after.missedEnters + carsOnly.after.enterLatencies.count)
-        #expect((EvaluationReport.percentile(carsOnly.after.exitLatencies, 95) ?? .infinity) < 10)
+        // Evidence counts once a second (about the filtered levels' correlation time), so an exit
+        // by the outside picture takes a few seconds more than it did at twice a second.
+        #expect((EvaluationReport.percentile(carsOnly.after.exitLatencies, 95) ?? .infinity) < 30)
         #expect(carsOnly.after.storeAccuracy > 0.85)
         let outside = try #require(carsOnly.outsideTime["after"])
         #expect(outside.out * 2 > outside.total, "most of the time outside is reported outside")

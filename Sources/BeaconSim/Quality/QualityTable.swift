@@ -65,10 +65,25 @@ public enum QualityTable {
         return rows
     }
 
+    /// The simulator's rows: a tag walks every store of the default chain, and the shoppers of each
+    /// of `seeds` (their phones spread as real phones are) are scored with the default rule and
+    /// with the walk's calibration (``SimulatedCalibration``).
+    public static func simulatorRows(seeds: [UInt64], siteSeed: UInt64 = 1, tuning: Tuning? = nil) throws -> [String] {
+        let simulated = SimulatedCalibration(siteSeed: siteSeed)
+        let calibration = try simulated.calibration()
+        var rows: [String] = []
+        for seed in seeds {
+            let (before, after) = try simulated.score(seed: seed, calibration: calibration, tuning: tuning)
+            rows.append(row("simulator \(seed)", "hysteresis, the shoppers", before))
+            rows.append(row("simulator \(seed)", "fingerprint (one tag's walk), the shoppers", after))
+        }
+        return rows
+    }
+
     /// Column headers, aligned with ``row(_:_:_:)``.
     public static let header = "dataset".padding(toLength: 18, withPad: " ", startingAt: 0)
         + "rule".padding(toLength: 38, withPad: " ", startingAt: 0)
-        + "section%  enters/chg  true chg  change p50/p95 s  exits missed/true  false exits"
+        + "section%  enters/chg  true chg  change p50/p95 s  exits missed/true  false exits  flaps/dev-h"
 
     static func row(_ dataset: String, _ label: String, _ r: EvaluationReport) -> String {
         func s(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
@@ -81,5 +96,6 @@ public enum QualityTable {
             + "\(p50)/\(p95)".leftPadded(18)
             + (exits > 0 ? "\(r.missedExits)/\(exits)" : "-").leftPadded(19)
             + String(r.falseExits).leftPadded(13)
+            + String(format: "%13.1f", r.flapsPerDeviceHour)
     }
 }
