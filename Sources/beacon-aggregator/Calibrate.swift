@@ -17,18 +17,25 @@ struct Calibrate: ParsableCommand {
         discussion: """
             Record the walk with: mosquitto_sub -v -t 'beaconnet/sightings/#' > walk.txt, and write its truth by hand \
             (docs/TRUTH.md). The chain's own calibration file, if any, is not read: a walk replaces it. \
-            Then name the file in the chain's "calibration" key, set "rule": "fingerprint" in its tuning, and run check-config.
+            Then name the file in the chain's "calibration" key, set "rule": "fingerprint" in its tuning, and run check-config. \
+            Only the stores whose calibration is better held out — for the tag that walked and for other phones, heard \
+            louder and quieter — are written; the others keep the chain's rule (--write-all writes them too). \
+            Several walks (several traces, several --truth files) and several tags (--device, once per tag) may be given: \
+            with two tags or more, each tag's walk is scored on the fingerprints learnt from the others'.
             A bad chain exits 78; a truth or trace that cannot be read, is damaged (as replay says) or does not fit the chain and the walk, 65.
             """)
 
     @Option(help: "The chain config (JSON).")
     var config: String
 
-    @Option(help: "The walk's ground truth (docs/TRUTH.md): which section the tag was in, and when.")
-    var truth: String
+    @Option(help: "The walk's ground truth (docs/TRUTH.md): which section the tag was in, and when; once per truth file.")
+    var truth: [String] = []
 
-    @Option(help: "The walk's tag, as the aggregator names it (default: the one device the truth names).")
-    var device: String?
+    @Option(help: "The walk's tag, as the aggregator names it; once per tag (default: the one device the truths name).")
+    var device: [String] = []
+
+    @Flag(help: "Write every store's fingerprints, also those not better held out than the chain's rule.")
+    var writeAll = false
 
     @Option(help: "Where to write the calibration file.")
     var output = "calibration.json"
@@ -41,7 +48,8 @@ struct Calibrate: ParsableCommand {
 
     func validate() throws {
         guard !traces.isEmpty else { throw ValidationError("give the walk's trace(s): beacon-aggregator calibrate --config chain.json --truth walk.jsonl walk.txt") }
-        if let device, (try? DeviceID(device)) == nil {
+        guard !truth.isEmpty else { throw ValidationError("give the walk's truth: --truth walk.jsonl (docs/TRUTH.md)") }
+        for device in device where (try? DeviceID(device)) == nil {
             throw ValidationError("--device \(device) is not a device id (ib-…, eu-…, ab-…, mac-…)")
         }
     }
@@ -74,37 +82,74 @@ struct Calibrate: ParsableCommand {
         let scheme: TopicScheme
         do { scheme = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
 
-        let (lines, end) = try TruthFile.readNumbered(path: truth)
-        let tag = try WalkCalibration.device(named: device, truth: lines, file: truth)
-        try WalkCalibration.checkTruth(lines, file: truth, device: tag, chain: chain)
+        let walks = try readWalks(chain: chain)
         let (batches, parts) = try readTraces(scheme: scheme)
-        guard batches.contains(where: { $0.sightings.contains { $0.device == tag } }) else {
+        for tag in walks.tags where !batches.contains(where: { $0.sightings.contains { $0.device == tag } }) {
             throw CalibrationError(reason: "the traces (\(traces.joined(separator: ", "))) carry no sighting of \(tag): another tag, or another --topic-root?")
         }
-        let changes = lines.map(\.change).filter { $0.device == tag }
+        let changes = walks.changes
         let last = max(batches.last?.sent ?? .min, changes.map(\.time).max() ?? .min)
-        let recording = Recording(batches: batches, truth: changes, end: end ?? last)
-        let samples = WalkSampler.samples(chain: chain, recording: recording, device: tag)
-        guard samples.contains(where: { $0.section != nil }) else {
-            let inside = changes.filter { $0.section != nil }.map(\.time)
-            throw CalibrationError(file: truth, reason: "no scored sample of \(tag): the truth puts it in a section from \(Self.time(inside.min())) to \(Self.time(end ?? changes.map(\.time).max())), the traces run from \(Self.time(batches.first?.sent)) to \(Self.time(batches.last?.sent)); do they overlap?")
+        let recording = Recording(batches: batches, truth: changes, end: walks.end ?? last)
+        var sampled: [(device: DeviceID, samples: [WalkSample])] = []
+        for tag in walks.tags {
+            let samples = WalkSampler.samples(chain: chain, recording: recording, device: tag)
+            guard samples.contains(where: { $0.section != nil }) else {
+                let inside = changes.filter { $0.device == tag && $0.section != nil }.map(\.time)
+                throw CalibrationError(file: truth.joined(separator: ", "), reason: "no scored sample of \(tag): the truth puts it in a section from \(Self.time(inside.min())) to \(Self.time(walks.end ?? changes.map(\.time).max())), the traces run from \(Self.time(batches.first?.sent)) to \(Self.time(batches.last?.sent)); do they overlap?")
+            }
+            sampled.append((tag, samples))
         }
-        let comment = "Learnt by beacon-aggregator calibrate from the walk of \(tag) in \(truth) (\(traces.joined(separator: ", "))): \(samples.count) samples of \(WalkSampler.interval) ms, \(Self.time(samples.first?.time)) to \(Self.time(samples.last?.time))."
+        let samples = sampled.flatMap(\.samples)
+        let names = walks.tags.map(\.rawValue).joined(separator: ", ")
+        let comment = "Learnt by beacon-aggregator calibrate from the walk of \(names) in \(truth.joined(separator: ", ")) (\(traces.joined(separator: ", "))): \(samples.count) samples of \(WalkSampler.interval) ms, \(Self.time(samples.map(\.time).min())) to \(Self.time(samples.map(\.time).max()))."
         let learnt = WalkCalibration.learn(chain: chain, samples: samples, comment: comment)
-        let (calibration, kept) = try merged(learnt)
+        let assessment = try CalibrationAssessment.assess(config: chainConfig, recording: recording, walks: sampled, calibration: learnt, parts: parts)
+        let stores = learnt.stores.map { "\($0.major)" }.joined(separator: ", ")
+        print("fingerprints learnt for store(s) \(stores) from \(samples.count) samples (\(String(format: "%.1f", Double(samples.count) * 0.5 / 60)) min) of \(names)")
+        assessment.lines().forEach { print($0) }
+        try write(learnt, switchingOn: writeAll ? learnt.stores.map { StoreNumber($0.major) } : assessment.storesToSwitchOn)
+    }
+
+    /// Writes the stores of `learnt` in `stores` (merged with what the output file already has),
+    /// and says what to do next; writes nothing when `stores` is empty: the chain keeps its rule.
+    func write(_ learnt: Calibration, switchingOn stores: [StoreNumber]) throws {
+        var chosen = learnt
+        chosen.stores = learnt.stores.filter { stores.contains(StoreNumber($0.major)) }
+        guard !chosen.stores.isEmpty else {
+            print("no calibration written: no store's is better held out than the chain's rule; keep \(config) as it is (--write-all writes it anyway)")
+            return
+        }
+        let (calibration, kept) = try merged(chosen)
         do {
             try calibration.fileText().write(toFile: output, atomically: true, encoding: .utf8)
         } catch {
             throw ValidationError(FileProblem.cannotWrite(output, flag: "--output"))
         }
-        let stores = learnt.stores.map { "\($0.major)" }.joined(separator: ", ")
-        let outside = learnt.stores.filter { $0.outside != nil }.map { "\($0.major)" }.joined(separator: ", ")
-        print("\(output): fingerprints for store(s) \(stores)\(outside.isEmpty ? "" : " (outside too: \(outside))") from \(samples.count) samples (\(String(format: "%.1f", Double(samples.count) * 0.5 / 60)) min) of \(tag)")
+        let written = chosen.stores.map { "\($0.major)" }.joined(separator: ", ")
+        let outside = chosen.stores.filter { $0.outside != nil }.map { "\($0.major)" }.joined(separator: ", ")
+        print("\(output): fingerprints for store(s) \(written)\(outside.isEmpty ? "" : " (outside too: \(outside))")")
         if !kept.isEmpty { print("\(output): kept the fingerprints of store(s) \(kept.map(String.init).joined(separator: ", ")) it already had") }
-        let assessment = try CalibrationAssessment.assess(
-            config: chainConfig, recording: recording, device: tag, samples: samples, calibration: learnt, parts: parts)
-        assessment.lines().forEach { print($0) }
         print("next: in \(config) set \"calibration\": \"\(reference())\" and, under \"tuning\", \"rule\": \"fingerprint\"; then beacon-aggregator check-config \(config)")
+    }
+
+    /// The walks' truths, read from every `--truth` file: their changes, their end, and the tags
+    /// (every `--device`, or the one device they name), each checked against the chain.
+    func readWalks(chain: Chain) throws -> (tags: [DeviceID], changes: [TruthChange], end: Int64?) {
+        var all: [(file: String, lines: [(line: Int, change: TruthChange)])] = []
+        var end: Int64?
+        for file in truth {
+            let (lines, fileEnd) = try TruthFile.readNumbered(path: file)
+            all.append((file, lines))
+            if let fileEnd { end = max(end ?? fileEnd, fileEnd) }
+        }
+        let merged = all.flatMap(\.lines)
+        let files = truth.joined(separator: ", ")
+        let tags = try device.isEmpty ? [WalkCalibration.device(named: nil, truth: merged, file: files)]
+            : device.map { try WalkCalibration.device(named: $0, truth: merged, file: files) }
+        for (file, lines) in all {
+            for tag in tags { try WalkCalibration.checkTruth(lines, file: file, device: tag, chain: chain) }
+        }
+        return (tags, merged.map(\.change).filter { tags.contains($0.device) }, end)
     }
 
     /// `learnt` with the stores the output file already calibrates and this walk did not: a chain

@@ -113,11 +113,11 @@ struct CalibrationCommandTests {
         let folder = try Self.site(calibration: "calibration.json")
         let chain = folder.appendingPathComponent("chain.json").path, output = folder.appendingPathComponent("calibration.json").path
         let run = try await CommandLineTests.run("beacon-aggregator", [
-            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output,
+            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output, "--write-all",
             folder.appendingPathComponent("walk.txt").path,
         ])
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("fingerprints for store(s) 1 from") && run.output.contains("section accuracy"), "\(run.output)")
+        #expect(run.output.contains("fingerprints learnt for store(s) 1 from") && run.output.contains("section accuracy"), "\(run.output)")
         #expect(run.output.contains("held out (every other visit of each section") && run.output.contains("\"calibration\": \"calibration.json\""), "\(run.output)")
         let learnt = try Calibration.parse(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
         #expect(learnt.stores.map(\.major) == [1] && learnt.stores[0].fingerprints.count == 12)
@@ -134,7 +134,7 @@ struct CalibrationCommandTests {
         both.stores.append(.init(major: 2, fingerprints: [.init(gateway: "gw-h", section: 1, meanDBm: -60, sdDB: 5, heard: 0.9)]))
         try both.fileText().write(toFile: output, atomically: true, encoding: .utf8)
         let again = try await CommandLineTests.run("beacon-aggregator", [
-            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output,
+            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output, "--write-all",
             folder.appendingPathComponent("walk.txt").path,
         ])
         #expect(again.status == 0 && again.output.contains("kept the fingerprints of store(s) 2"), "\(again.output)")
@@ -143,12 +143,55 @@ struct CalibrationCommandTests {
         #expect(checked.status == 0 && checked.output.contains("fingerprints for store(s) 1, 2") && !checked.output.contains("note:"), "\(checked.output)")
     }
 
+    @Test("calibrate scores the walk as other phones too, says whether to switch it on, and writes only what is better")
+    func verdict() async throws {
+        let folder = try Self.site(calibration: "calibration.json")
+        let chain = folder.appendingPathComponent("chain.json").path, output = folder.appendingPathComponent("calibration.json").path
+        let run = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output,
+            folder.appendingPathComponent("walk.txt").path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("held out, as other phones are heard (the same data -6 and +6 dB)"), "\(run.output)")
+        let switchOn = run.output.contains("store 1: switch it on: held out, the fingerprint rule is better than hysteresis for the tag and for other phones")
+        let keep = run.output.contains("store 1: do not switch it on: held out it is not better")
+        #expect(switchOn != keep, "one verdict for the store: \(run.output)")
+        // A store not switched on is not written: the chain keeps its rule.
+        #expect(FileManager.default.fileExists(atPath: output) == switchOn, "\(run.output)")
+        #expect(run.output.contains("no calibration written") == keep, "\(run.output)")
+    }
+
+    @Test("two tags walked: each tag's walk is scored on the fingerprints learnt from the other's")
+    func twoTags() async throws {
+        let folder = try Self.site(calibration: "calibration.json")
+        let path = { folder.appendingPathComponent($0).path }
+        // A second tag walked with the first, heard as it was: its own trace and truth.
+        let other = "ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-2"
+        let phone = Fixture.phone.rawValue
+        for (name, copy) in [("walk.txt", "walk2.txt"), ("walk.jsonl", "walk2.jsonl")] {
+            let text = try String(contentsOfFile: path(name), encoding: .utf8)
+            try text.replacingOccurrences(of: phone, with: other).write(toFile: path(copy), atomically: true, encoding: .utf8)
+        }
+        let run = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", path("chain.json"), "--truth", path("walk.jsonl"), "--truth", path("walk2.jsonl"),
+            "--device", phone, "--device", other, "--output", path("calibration.json"), "--write-all", path("walk.txt"), path("walk2.txt"),
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("of \(phone), \(other)") && run.output.contains("held out (each tag's walk scored, learnt on the other tags' walks)"), "\(run.output)")
+        #expect(FileManager.default.fileExists(atPath: path("calibration.json")))
+        // One tag the truths do not name is refused.
+        let unknown = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", path("chain.json"), "--truth", path("walk.jsonl"), "--device", other, path("walk.txt"),
+        ])
+        #expect(unknown.status == ExitStatus.dataError.rawValue && unknown.output.contains("has no line for device \(other)"), "\(unknown.output)")
+    }
+
     @Test("a walk that goes out of the door teaches the store's outside; calibrate scores its exits, check-config names it")
     func calibrateOutside() async throws {
         let folder = try Self.site(calibration: "calibration.json", outside: true)
         let chain = folder.appendingPathComponent("chain.json").path, output = folder.appendingPathComponent("calibration.json").path
         let run = try await CommandLineTests.run("beacon-aggregator", [
-            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output,
+            "calibrate", "--config", chain, "--truth", folder.appendingPathComponent("walk.jsonl").path, "--output", output, "--write-all",
             folder.appendingPathComponent("walk.txt").path,
         ])
         #expect(run.status == 0, "\(run.output)")

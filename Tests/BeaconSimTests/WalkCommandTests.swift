@@ -37,7 +37,7 @@ struct WalkCommandTests {
         #expect(end != nil && truth.contains { $0.place == .outside } && truth.contains { $0.place == .unscored })
 
         let calibrate = try await Self.run("beacon-aggregator", [
-            "calibrate", "--config", path("chain.json"), "--truth", path("walk.jsonl"), "--output", path("calibration.json"), path("walk.txt"),
+            "calibrate", "--config", path("chain.json"), "--truth", path("walk.jsonl"), "--output", path("calibration.json"), "--write-all", path("walk.txt"),
         ], in: folder)
         #expect(calibrate.status == 0, "\(calibrate.output)")
         #expect(calibrate.output.contains("fingerprints for store(s) 101 (outside too: 101)"), "\(calibrate.output)")
