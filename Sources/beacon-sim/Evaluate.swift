@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import BeaconCommandLine
 import BeaconCore
@@ -44,6 +45,10 @@ struct Evaluate: ParsableCommand {
 
     func run() throws {
         let truths: [TruthChange], simulated: Int64?, reported: [ReportedTransition], last: Int64
+        // Said with the flag that named the file, before a reader says it without.
+        for (path, flag) in [(truth, "--truth"), (events, "--events")] where !FileManager.default.isReadableFile(atPath: path) {
+            throw ExitCode(.dataError, saying: FileProblem.cannotRead(path, flag: flag))
+        }
         do {
             (truths, simulated) = try TruthFile.readWithEnd(path: truth)
         } catch {

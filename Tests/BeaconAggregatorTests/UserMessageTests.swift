@@ -57,7 +57,7 @@ struct UserMessageTests {
         #expect(made.status == 0, "\(made.output)")
         let missing = directory.appendingPathComponent("nowhere").path + "/file"
         let cases: [(String, [String], Int32, String)] = [
-            ("beacon-sim", ["evaluate", "--truth", missing, "--events", trace], ExitStatus.dataError.rawValue, "\(missing): cannot read the file (missing"),
+            ("beacon-sim", ["evaluate", "--truth", missing, "--events", trace], ExitStatus.dataError.rawValue, "--truth \(missing) cannot be read (no such directory"),
             ("beacon-sim", ["evaluate", "--truth", truth, "--events", missing], ExitStatus.dataError.rawValue, "--events \(missing) cannot be read (no such directory"),
             ("beacon-sim", ["run", "--trace", missing, "--truth", truth, "--duration", "1"], ExitStatus.usage.rawValue, "--trace \(missing) cannot be written (the directory"),
             ("beacon-sim", ["load", "--chain-out", missing, "--port", "1", "--duration", "1"], ExitStatus.usage.rawValue, "--chain-out \(missing) cannot be written (the directory"),

@@ -26,12 +26,14 @@ struct EdgeIntegrationTests {
     }
 
     /// Runs the edge over `file` at `speed`, calling `during` while it runs; returns the runtime.
+    /// Its flush at the end may take as long as any readiness wait: on a busy machine the broker
+    /// can take its time to acknowledge a burst.
     func replay(
         _ file: BtsnoopFile, config: EdgeConfig, speed: BtsnoopReplay.Speed,
         during: @escaping @Sendable () async throws -> Void = {}
     ) async throws -> EdgeRuntime {
         let runtime = try EdgeRuntime(
-            config: config, source: .replay(file, path: "csacca.log", speed: speed, timeOffset: 0), flushTimeout: .seconds(20),
+            config: config, source: .replay(file, path: "csacca.log", speed: speed, timeOffset: 0), flushTimeout: readinessLimit / 2,
             logLevel: testLogLevel)
         try await withTimeout(readinessLimit, "the edge's replay") {
             try await withThrowingTaskGroup(of: Void.self) { group in
