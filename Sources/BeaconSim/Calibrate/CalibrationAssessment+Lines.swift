@@ -78,6 +78,10 @@ extension CalibrationAssessment {
         ]
     }
 
+    /// Fewer true section changes than this in the spans scored and their enters per change and
+    /// delays are not printed: one flicker over one change reads as "8 enters per change".
+    static let minimumChanges = 5
+
     /// Three lines: section accuracy, section enters per true change, change delay, before → after.
     static func sectionLines(_ before: EvaluationReport, _ after: EvaluationReport, baseline: String) -> [String] {
         func percent(_ r: EvaluationReport) -> String { r.deviceHours > 0 ? String(format: "%.1f %%", r.sectionAccuracy * 100) : "-" }
@@ -88,8 +92,9 @@ extension CalibrationAssessment {
         }
         let points = (after.sectionAccuracy - before.sectionAccuracy) * 100
         let accuracy = "  section accuracy          \(percent(before)) → \(percent(after)) (\(String(format: "%+.1f", points)) points; \(baseline) → fingerprint)"
-        guard before.trueSectionChanges > 0 else {
-            return [accuracy, "  (no section change lies inside the spans scored: see the walk's own figures for changes)"]
+        guard before.trueSectionChanges >= minimumChanges else {
+            let few = before.trueSectionChanges == 0 ? "no section change lies" : "only \(before.trueSectionChanges) section change(s) lie"
+            return [accuracy, "  (\(few) inside the spans scored, too few to count enters by: see the walk's own figures for changes)"]
         }
         return [
             accuracy,

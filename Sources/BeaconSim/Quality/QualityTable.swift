@@ -75,7 +75,7 @@ public enum QualityTable {
         for seed in seeds {
             let (before, after) = try simulated.score(seed: seed, calibration: calibration, tuning: tuning)
             rows.append(row("simulator \(seed)", "hysteresis, the shoppers", before))
-            rows.append(row("simulator \(seed)", "fingerprint (one tag's walk), the shoppers", after))
+            rows.append(row("simulator \(seed)", "fingerprint, the shoppers, tag's walk", after))
         }
         return rows
     }
