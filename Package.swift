@@ -42,6 +42,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         // The dashboard's login: sessions in a cookie, bcrypt password hashes.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        // beacon-history's database: SQLite through GRDB (the system's libsqlite3).
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        // beacon-history's pseudonyms (HMAC-SHA256). hummingbird-auth already resolves it; the range
+        // keeps the version it picks.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -127,6 +132,19 @@ let package = Package(
             resources: [
                 .embedInCode("Web/index.html"), .embedInCode("Web/login.html"), .embedInCode("Web/dashboard.css"),
                 .embedInCode("Web/dashboard.js"),
+            ],
+            swiftSettings: strict),
+        // The history: visits per device (store and section, enter, exit, dwell) from the events and
+        // the device states, pseudonymised, kept in a database behind a protocol (SQLite through
+        // GRDB), and the answers over them (footfall, dwell, flows, peaks). MQTT only in Service/.
+        .target(
+            name: "BeaconHistory",
+            dependencies: [
+                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         // The executables' plumbing, once: the broker flags (--host, --port, --client-id, the login
@@ -263,6 +281,14 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HistoryTests",
+            dependencies: [
+                "BeaconHistory", "BeaconWire", "BeaconCore", "BeaconMQTT", "BeaconSim", "BrokerHarness", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
