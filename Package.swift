@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "beacon-aggregator", targets: ["beacon-aggregator"]),
         .executable(name: "beacon-sim", targets: ["beacon-sim"]),
         .executable(name: "beacon-dashboard", targets: ["beacon-dashboard"]),
+        .executable(name: "beacon-history", targets: ["beacon-history"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -191,6 +192,16 @@ let package = Package(
             name: "beacon-dashboard",
             dependencies: [
                 "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire", "BeaconCommandLine", "BeaconCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+
+        .executableTarget(
+            name: "beacon-history",
+            dependencies: [
+                "BeaconHistory", "BeaconMQTT", "BeaconWire", "BeaconCommandLine", "BeaconCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
