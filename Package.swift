@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "beacon-aggregator", targets: ["beacon-aggregator"]),
         .executable(name: "beacon-sim", targets: ["beacon-sim"]),
         .executable(name: "beacon-dashboard", targets: ["beacon-dashboard"]),
+        .executable(name: "beacon-history", targets: ["beacon-history"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -42,6 +43,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         // The dashboard's login: sessions in a cookie, bcrypt password hashes.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        // beacon-history's database: SQLite through GRDB (the system's libsqlite3).
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        // beacon-history's pseudonyms (HMAC-SHA256). hummingbird-auth already resolves it; the range
+        // keeps the version it picks.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -129,6 +135,19 @@ let package = Package(
                 .embedInCode("Web/dashboard.js"),
             ],
             swiftSettings: strict),
+        // The history: visits per device (store and section, enter, exit, dwell) from the events and
+        // the device states, pseudonymised, kept in a database behind a protocol (SQLite through
+        // GRDB), and the answers over them (footfall, dwell, flows, peaks). MQTT only in Service/.
+        .target(
+            name: "BeaconHistory",
+            dependencies: [
+                "BeaconCore", "BeaconWire", "BeaconMQTT",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         // The executables' plumbing, once: the broker flags (--host, --port, --client-id, the login
         // and TLS), --log-level and the logging set-up, exit statuses with a message, and plain words
         // for the failures a user meets (a broker that refuses, a file, a listen address).
@@ -173,6 +192,16 @@ let package = Package(
             name: "beacon-dashboard",
             dependencies: [
                 "BeaconDashboard", "BeaconMetricsExport", "BeaconMQTT", "BeaconWire", "BeaconCommandLine", "BeaconCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+
+        .executableTarget(
+            name: "beacon-history",
+            dependencies: [
+                "BeaconHistory", "BeaconMQTT", "BeaconWire", "BeaconCommandLine", "BeaconCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -263,6 +292,14 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HistoryTests",
+            dependencies: [
+                "BeaconHistory", "BeaconWire", "BeaconCore", "BeaconMQTT", "BeaconSim", "BrokerHarness", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(

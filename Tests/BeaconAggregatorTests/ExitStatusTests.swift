@@ -109,6 +109,8 @@ struct ExitStatusTests {
         ("beacon-sim", ["run", "--no-such-flag"]),
         ("beacon-sim", ["evaluate", "--truth", "t.jsonl"]),
         ("beacon-dashboard", ["--no-such-flag"]),
+        ("beacon-history", ["run", "--no-such-flag"]),
+        ("beacon-history", ["report"]),
     ]
 
     @Test("an unknown flag or a missing argument is 64 in every program", arguments: badCommandLines)
@@ -145,6 +147,7 @@ struct ExitStatusTests {
         ("beacon-sim", ["load"]), ("beacon-sim", ["sweep"]), ("beacon-sim", ["import"]), ("beacon-sim", ["chain"]),
         ("beacon-sim", ["walk"]), ("beacon-sim", ["quality"]),
         ("beacon-dashboard", []),
+        ("beacon-history", []), ("beacon-history", ["run"]), ("beacon-history", ["report"]),
     ]
 
     @Test("every program's and subcommand's --help ends with the exit statuses, after the options", arguments: commands)
@@ -167,7 +170,7 @@ struct ExitStatusTests {
     /// be left out of ``commands``.
     @Test("the help test covers every subcommand")
     func everySubcommandCovered() async throws {
-        for name in ["beacon-edge", "beacon-aggregator", "beacon-sim", "beacon-dashboard"] {
+        for name in ["beacon-edge", "beacon-aggregator", "beacon-sim", "beacon-dashboard", "beacon-history"] {
             let help = try await CommandLineTests.run(name, ["--help"]).output
             guard let start = help.range(of: "SUBCOMMANDS:") else { continue }
             let listed = help[start.upperBound...].split(separator: "\n").compactMap { line -> String? in

@@ -10,7 +10,7 @@ import Testing
 struct InstallTests {
     static let script = TestPaths.inPackage("deploy/scripts/install.sh").path
     static let binaries = TestPaths.inPackage(".build/debug")
-    static let programs = ["beacon-edge", "beacon-aggregator", "beacon-dashboard", "beacon-sim"]
+    static let programs = ["beacon-edge", "beacon-aggregator", "beacon-dashboard", "beacon-sim", "beacon-history"]
     static let shippedUnits = try! FileManager.default.contentsOfDirectory(atPath: TestPaths.inPackage("deploy/systemd").path)
         .filter { $0.hasSuffix(".service") }.sorted()
 

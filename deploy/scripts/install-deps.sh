@@ -7,7 +7,7 @@
 # Needs root (or sudo) only when a package is actually missing.
 set -euo pipefail
 
-packages=(mosquitto mosquitto-clients libmosquitto-dev libbluetooth-dev libjson-c-dev pkg-config openssl)
+packages=(mosquitto mosquitto-clients libmosquitto-dev libbluetooth-dev libjson-c-dev libsqlite3-dev pkg-config openssl)
 # The live-scan test's virtual machine (deploy/scripts/live-scan-test.sh): qemu, a kernel with the
 # Bluetooth and 9p modules, and a static busybox for its initramfs. Debian ships that kernel for
 # amd64 only; elsewhere the test skips, saying so.

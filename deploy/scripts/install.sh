@@ -15,7 +15,7 @@
 #   --bin-dir DIR   install the programs already built in DIR, without building
 #
 # What goes where (below DESTDIR):
-#   PREFIX/bin/                         beacon-edge, beacon-aggregator, beacon-dashboard, beacon-sim (0755)
+#   PREFIX/bin/                         beacon-edge, beacon-aggregator, beacon-dashboard, beacon-sim, beacon-history (0755)
 #   UNIT-DIR/                           the units of deploy/systemd (0644)
 #   /etc/beaconnet/chain.json, edge.json  from config/*.example.json, only where there is none yet (0644)
 #   PREFIX/share/beaconnet/examples/    the example configs, as shipped
@@ -30,7 +30,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-programs=(beacon-edge beacon-aggregator beacon-dashboard beacon-sim)
+programs=(beacon-edge beacon-aggregator beacon-dashboard beacon-sim beacon-history)
 prefix=/usr/local
 destdir=${DESTDIR:-}
 unit_dir=/etc/systemd/system

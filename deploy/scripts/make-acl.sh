@@ -3,12 +3,13 @@
 # publish only its own sightings and status, an aggregator reads sightings and gateway statuses
 # (user ID) and writes events, device states, occupancy, store layouts, its own status and rejects (user ID-out,
 # its publishing connection: beacon-aggregator --out-username); a dashboard only reads what
-# the aggregators publish; a recorder (an operator recording traffic for beacon-aggregator replay)
+# the aggregators publish; a history login (beacon-history run) only reads the events and the
+# device states; a recorder (an operator recording traffic for beacon-aggregator replay)
 # only reads the sightings and the gateway statuses; a simulator (beacon-sim run and load) may
 # publish as every gateway: any store's sightings and any gateway's status.
 #
 #   deploy/scripts/make-acl.sh [--root beaconnet] --gateway gw-12-1a:12 [--gateway …] \
-#       --aggregator agg-1 [--aggregator …] --dashboard dashboard [--dashboard …] [--recorder ops …] \
+#       --aggregator agg-1 [--aggregator …] --dashboard dashboard [--dashboard …] [--history history …] [--recorder ops …] \
 #       [--bridge bridge-12:12:gw-12-1a,gw-12-1b …] [--simulator sim …] > acl
 #
 # A gateway is given as ID:STORE (its store, the iBeacon major). A bridge (a store broker's
@@ -20,9 +21,9 @@
 # gateway's sightings and status, so never give one on a broker that real gateways publish to.
 set -euo pipefail
 root=beaconnet
-gateways=() aggregators=() dashboards=() bridges=() recorders=() simulators=()
+gateways=() aggregators=() dashboards=() bridges=() recorders=() simulators=() histories=()
 while (($#)); do
-    case $1 in --root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--simulator)
+    case $1 in --root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--simulator|--history)
         (($# >= 2)) || { echo "make-acl: $1 needs a value (see the header of $0)" >&2; exit 2; } ;;
     esac
     case $1 in
@@ -33,6 +34,7 @@ while (($#)); do
         --bridge) bridges+=("$2"); shift 2 ;;
         --recorder) recorders+=("$2"); shift 2 ;;
         --simulator) simulators+=("$2"); shift 2 ;;
+        --history) histories+=("$2"); shift 2 ;;
         *) echo "make-acl: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     esac
 done
@@ -60,6 +62,9 @@ done
 for id in "${simulators[@]}"; do
     [[ $id =~ $valid ]] || { echo "make-acl: --simulator $id must be a-z, 0-9, -" >&2; exit 2; }
 done
+for id in "${histories[@]}"; do
+    [[ $id =~ $valid ]] || { echo "make-acl: --history $id must be a-z, 0-9, -" >&2; exit 2; }
+done
 for entry in "${bridges[@]}"; do
     IFS=: read -r id store list <<< "$entry"
     [[ $id =~ $valid && $store =~ $major && $((10#$store)) -le 65535 && -n $list ]] ||
@@ -74,7 +79,7 @@ done
 names=()
 for entry in "${gateways[@]}" "${bridges[@]}"; do names+=("${entry%%:*}"); done
 for id in "${aggregators[@]}"; do names+=("$id" "$id-out"); done
-names+=("${dashboards[@]}" "${recorders[@]}" "${simulators[@]}")
+names+=("${dashboards[@]}" "${recorders[@]}" "${simulators[@]}" "${histories[@]}")
 repeated=$(printf '%s\n' "${names[@]}" | sort | uniq -d | head -n 1)
 [[ -z $repeated ]] || { echo "make-acl: the name $repeated is given twice (an aggregator ID also takes ID-out for its publishing login)" >&2; exit 2; }
 
@@ -103,6 +108,10 @@ for id in "${dashboards[@]}"; do
     for t in events/# devices/+/state occupancy/# stores/+/layout gateways/+/status aggregators/+/status rejects/+; do
         printf 'topic read %s/%s\n' "$root" "$t"
     done
+done
+for id in "${histories[@]}"; do
+    # beacon-history: the events and the device states (which close visits whose exit was lost).
+    printf '\nuser %s\ntopic read %s/events/#\ntopic read %s/devices/+/state\n' "$id" "$root" "$root"
 done
 for entry in "${bridges[@]}"; do
     IFS=: read -r id store list <<< "$entry"

@@ -12,7 +12,7 @@
 # for changing users and roles at run time with mosquitto_ctrl (its password in PASSWORDS too).
 #
 # Every login connects with one client id: its user name — a gateway's is its gateway id, the
-# beacon-edge default; beacon-sim and beacon-dashboard take the user name by default — except an aggregator's two logins (make-acl.sh's ID and ID-out), bound to
+# beacon-edge default; beacon-sim, beacon-dashboard and beacon-history take the user name by default — except an aggregator's two logins (make-acl.sh's ID and ID-out), bound to
 # the ids beacon-aggregator gives its two connections: beacon-aggregator-ID (sightings) and
 # beacon-aggregator-ID-out (events, states, status, Last Will).
 #
@@ -30,7 +30,7 @@ admin=""
 acl_args=()
 declare -A kind=()
 while (($#)); do
-    case $1 in --admin|--root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--simulator)
+    case $1 in --admin|--root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--simulator|--history)
         (($# >= 2)) || { echo "make-dynsec: $1 needs a value ($usage)" >&2; exit 2; } ;;
     esac
     case $1 in
@@ -38,7 +38,7 @@ while (($#)); do
         # make-acl.sh checks the values; an empty one only must not reach the array.
         --gateway|--bridge) [[ -n ${2%%:*} ]] && kind[${2%%:*}]=${1#--} ;;
         --aggregator) [[ -n $2 ]] && kind[$2]=aggregator && kind[$2-out]=aggregator-out ;;
-        --dashboard|--recorder|--simulator) [[ -n $2 ]] && kind[$2]=${1#--} ;;
+        --dashboard|--recorder|--simulator|--history) [[ -n $2 ]] && kind[$2]=${1#--} ;;
     esac
     acl_args+=("$1")
     shift

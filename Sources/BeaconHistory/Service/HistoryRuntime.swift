@@ -1,0 +1,77 @@
+public import BeaconMQTT
+public import Foundation
+public import Logging
+import ServiceLifecycle
+
+/// Why the recorder could not run.
+public enum HistoryRunError: Error, Sendable {
+    /// The broker refused the login or the TLS set-up, or answered a plain connection with TLS:
+    /// waiting will not mend it.
+    case broker(MQTTError)
+    /// The database could not be read at start.
+    case database(HistoryDatabaseError)
+}
+
+/// beacon-history's recorder as one call: takes back the visits a previous run left open,
+/// connects with a persistent session, then records until SIGTERM or SIGINT.
+public enum HistoryRuntime {
+    /// Runs the recorder of `settings` over `database`, storing devices as `book` says.
+    public static func run(
+        settings: HistorySettings, book: VisitBook, database: any HistoryDatabase, logger: Logger,
+        clock: @escaping @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    ) async throws(HistoryRunError) {
+        var book = book
+        do throws(HistoryDatabaseError) {
+            let open = try await database.openVisits()
+            book.restore(open)
+            logger.info("took back \(open.count) open visits")
+        } catch {
+            throw .database(error)
+        }
+        let recorder = HistoryRecorder(book: book, database: database, scheme: settings.scheme, logger: logger)
+        let client = MQTTClient(configuration: settings.mqtt, logger: logger)
+        let subscription: MQTTSubscription
+        do throws(MQTTError) {
+            subscription = try client.declareSubscription(to: settings.filters, qos: .atLeastOnce)
+        } catch {
+            throw .broker(error)
+        }
+        guard try await connect(client, settings: settings, logger: logger) else { return }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: FlushService(recorder: recorder, settings: settings, logger: logger)),
+        ]
+        if let keepDays = settings.keepDays {
+            services.append(.init(service: RetentionService(database: database, keepDays: keepDays, settings: settings, clock: clock, logger: logger)))
+        }
+        services.append(.init(service: RecordService(client: client, subscription: subscription, recorder: recorder, settings: settings, logger: logger)))
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            logger.error("stopped: \(error)")
+        }
+    }
+
+    /// Connects, waiting out a broker that is not there yet; a refused login or a TLS failure
+    /// throws. Returns false when a shutdown came first.
+    static func connect(_ client: MQTTClient, settings: HistorySettings, logger: Logger) async throws(HistoryRunError) -> Bool {
+        var backoff = MQTTConnectBackoff(initialDelay: settings.retryDelay)
+        while !Task.isCancelled {
+            do throws(MQTTError) {
+                try await client.connect()
+                logger.info("connected", metadata: ["mqtt.host": "\(settings.mqtt.host)", "mqtt.port": "\(settings.mqtt.port)"])
+                return true
+            } catch {
+                switch error {
+                case .notAuthorized, .tlsFailure:
+                    throw .broker(error)
+                default:
+                    guard let delay = backoff.delay(after: error) else { throw .broker(error) }
+                    logger.error("cannot connect, retrying in \(delay): \(error)")
+                    do { try await Task.sleep(for: delay) } catch { return false }
+                }
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,45 @@
+import BeaconMQTT
+import Logging
+import ServiceLifecycle
+
+/// Reads the events and device states from the broker into the recorder. At shutdown it
+/// disconnects first — the broker queues for the persistent session from that moment — and still
+/// applies every message already received. When too much is pending (the database is slow or
+/// failing) it writes before reading on, so the backlog waits in the broker, not in memory.
+struct RecordService: Service, CustomStringConvertible {
+    let client: MQTTClient
+    let subscription: MQTTSubscription
+    let recorder: HistoryRecorder
+    let settings: HistorySettings
+    let logger: Logger
+
+    /// The name ServiceLifecycle logs.
+    var description: String { "RecordService" }
+
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            // Ends when the connection is closed and its buffer is empty.
+            group.addTask {
+                for await message in subscription {
+                    guard recorder.receive(message) >= settings.maxPending else { continue }
+                    await writeBeforeReadingOn()
+                }
+            }
+            try? await gracefulShutdown()
+            await client.disconnect()
+        }
+        logger.debug("shutting down: every received message applied")
+    }
+
+    /// Writes until the pending records are below the bound, waiting between failed attempts.
+    private func writeBeforeReadingOn() async {
+        while recorder.pendingCount >= settings.maxPending {
+            do {
+                try await recorder.flush()
+            } catch {
+                logger.error("cannot write the visits, retrying in \(settings.flushInterval): \(error)")
+                try? await Task.sleep(for: settings.flushInterval)
+            }
+        }
+    }
+}

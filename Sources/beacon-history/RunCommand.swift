@@ -1,0 +1,77 @@
+import ArgumentParser
+import BeaconCommandLine
+import BeaconCore
+import BeaconHistory
+import BeaconMQTT
+import BeaconWire
+import Logging
+
+/// `beacon-history run`: records the events and device states into the database until SIGTERM.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Record every store and section visit from the broker into the database.",
+        discussion: """
+            Subscribes to the aggregators' events and device states with QoS 1 and a persistent \
+            session (a fixed --client-id; the broker queues what comes while the recorder is away), \
+            as a history login of the shipped ACL (make-acl.sh --history NAME). Device ids are \
+            stored as pseudonyms: HMAC-SHA256 under a key derived from --pseudonym-secret for each \
+            --pseudonym-period. See docs/HISTORY.md.
+
+            Runs until SIGTERM or SIGINT (exit 0), writing what it received first. A broker that \
+            refuses the login or the TLS set-up exits 69; one that cannot be reached is waited for. \
+            A database that cannot be opened, or holds another kind of device key, and an unreadable \
+            or short --pseudonym-secret exit 78.
+            """)
+
+    /// The broker, a history login, and TLS.
+    @OptionGroup(title: "Broker")
+    var broker: BrokerOptions
+
+    @Option(help: "Topic root (as the aggregators').")
+    var topicRoot = "beaconnet"
+
+    @Option(help: "How long the broker keeps this recorder's session — and queues its events — while it is away, seconds (at least 1).")
+    var sessionExpiry: Double = 86_400
+
+    /// Where and how the visits are kept.
+    @OptionGroup(title: "Storage")
+    var storage: StorageOptions
+
+    @OptionGroup
+    var logging: LoggingOptions
+
+    func validate() throws {
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
+        guard (1...Double(UInt32.max)).contains(sessionExpiry) else {
+            throw ValidationError("--session-expiry \(sessionExpiry) is not 1 … \(UInt32.max) seconds: the recorder needs a persistent session")
+        }
+        try storage.validate()
+    }
+
+    func run() async throws {
+        logging.bootstrap()
+        let logger = Logger(label: "beaconnet.history")
+        var mqtt = try broker.configuration(defaultClientID: broker.login.username ?? "beacon-history")
+        mqtt.cleanSession = false
+        mqtt.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
+        // The connection only receives: a reader that falls behind leaves the backlog in the broker.
+        mqtt.inboundOverflow = .pauseReading
+        mqtt.inboundBufferCapacity = 100_000
+        var settings = HistorySettings(mqtt: mqtt, scheme: try TopicScheme(root: topicRoot))
+        settings.keepDays = storage.keepDays
+        let keying = try storage.keying()
+        let database = try storage.openDatabase(keying: keying, logger: logger)
+        let book = VisitBook(keying: keying, limits: storage.limits)
+        do throws(HistoryRunError) {
+            try await HistoryRuntime.run(settings: settings, book: book, database: database, logger: logger)
+        } catch {
+            switch error {
+            case .broker(let failure):
+                throw ExitCode(.unavailable, saying: BrokerFailure.message(failure, mqtt, role: "a history login (make-acl.sh --history NAME)"))
+            case .database(let failure):
+                throw ExitCode(StorageOptions.status(of: failure), saying: "\(failure)")
+            }
+        }
+    }
+}

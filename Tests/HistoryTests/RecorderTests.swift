@@ -1,0 +1,43 @@
+import BeaconCore
+@testable import BeaconHistory
+import BeaconMQTT
+import BeaconWire
+import Logging
+import Testing
+import TestSupport
+
+/// The recorder between the broker and the database: bad messages are counted and ignored, good
+/// ones become visits, one transaction per flush.
+@Suite struct RecorderTests {
+    static func recorder() throws -> HistoryRecorder {
+        let path = try TestDirectory.make("history-recorder").appendingPathComponent("h.sqlite").path
+        let database = try SQLiteHistoryDatabase(path: path, deviceKeys: "raw", secretFingerprint: nil)
+        return HistoryRecorder(
+            book: VisitBook(keying: .rawIdentifiers), database: database, scheme: .standard, logger: Logger(label: "test"))
+    }
+
+    static func message(_ topic: Topic, _ payload: some WirePayload) -> MQTTMessage {
+        MQTTMessage(topic: TopicScheme.standard.string(for: topic), payload: payload.encoded(), qos: .atLeastOnce)
+    }
+
+    @Test func badMessagesAreIgnoredAndGoodOnesRecorded() async throws {
+        let recorder = try Self.recorder()
+        let time: Int64 = 1_764_151_200_000
+        let enter = Wire.enter("a", 101, at: time, seq: 1)
+        // Malformed JSON, an event filed under another store, a state under another device, a
+        // topic that is not BeaconNet's, a cleared retained state: none changes anything.
+        recorder.receive(MQTTMessage(topic: "beaconnet/events/101/enter", payload: Array("{\"v\":1,".utf8)))
+        recorder.receive(Self.message(.event(.store(102), .enter), enter))
+        recorder.receive(Self.message(.deviceState(Wire.device("b")), Wire.state("a", .outside, 101, since: time, seq: 2)))
+        recorder.receive(MQTTMessage(topic: "elsewhere/events/101/enter", payload: enter.encoded()))
+        recorder.receive(MQTTMessage(topic: "beaconnet/devices/\(Wire.device("a"))/state", payload: []))
+        #expect(recorder.pendingCount == 0)
+        #expect(recorder.summary.contains("4 messages ignored"), "\(recorder.summary)")
+        #expect(recorder.receive(Self.message(enter.topic, enter)) > 0)
+        try await recorder.flush()
+        #expect(recorder.pendingCount == 0)
+        let visits = try await recorder.database.storeVisits(stores: [101], began: time..<(time + 1))
+        #expect(visits.map(\.enter) == [time])
+        #expect(try await recorder.database.names().stores[101] == "Store 101")
+    }
+}
