@@ -17,7 +17,7 @@ struct InstallDepsTests {
     static let testOnly = ["qemu-system-x86", "linux-image-amd64", "busybox-static", "chromium", "prometheus", "systemd"]
 
     /// A folder of stand-ins: apt-get fails on the lock `lockedCalls` times, then succeeds.
-    static func standIns(lockedCalls: Int) throws -> URL {
+    static func standIns(lockedCalls: Int) async throws -> URL {
         let directory = try TestDirectory.make("install-deps")
         let apt = """
             #!/bin/sh
@@ -31,9 +31,11 @@ struct InstallDepsTests {
 
             """
         for (name, text) in [("apt-get", apt), ("dpkg-query", "#!/bin/sh\nexit 1\n")] {
-            let file = directory.appendingPathComponent(name)
-            try text.write(to: file, atomically: false, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path)
+            // Made executable by another process: a program this one writes could still be open for
+            // writing in a child another test is forking ("Text file busy" when it is run).
+            let source = directory.appendingPathComponent(name + ".text")
+            try text.write(to: source, atomically: false, encoding: .utf8)
+            try await runCommand("/usr/bin/install", ["-m", "755", source.path, directory.appendingPathComponent(name).path])
         }
         return directory
     }
@@ -59,14 +61,14 @@ struct InstallDepsTests {
 
     @Test("without --test: the demo's packages only; with --test: the extras too, each with a line saying why")
     func packageSets() async throws {
-        let demo = try await Self.run([], standIns: try Self.standIns(lockedCalls: 0))
+        let demo = try await Self.run([], standIns: try await Self.standIns(lockedCalls: 0))
         #expect(demo.status == 0, "\(demo.output)")
         let installed = demo.apt.filter { $0.hasPrefix("install ") }.flatMap { $0.split(separator: " ").map(String.init) }
         #expect(Self.demoSet.allSatisfy(installed.contains), "\(demo.apt)")
         #expect(!Self.testOnly.contains { installed.contains($0) }, "the demo installs a test-only package: \(demo.apt)")
         #expect(!demo.output.contains("for the tests"), "\(demo.output)")
 
-        let tests = try await Self.run(["--test"], standIns: try Self.standIns(lockedCalls: 0))
+        let tests = try await Self.run(["--test"], standIns: try await Self.standIns(lockedCalls: 0))
         #expect(tests.status == 0, "\(tests.output)")
         let all = tests.apt.filter { $0.hasPrefix("install ") }.flatMap { $0.split(separator: " ").map(String.init) }
         let extras = ["chromium", "prometheus", "systemd"] + (Self.isAmd64 ? ["qemu-system-x86", "linux-image-amd64", "busybox-static"] : [])
@@ -80,12 +82,12 @@ struct InstallDepsTests {
 
     @Test("another apt holding the lock is waited for, saying so once; past the bound, a clear failure")
     func lockWait() async throws {
-        let waited = try await Self.run([], standIns: try Self.standIns(lockedCalls: 2))
+        let waited = try await Self.run([], standIns: try await Self.standIns(lockedCalls: 2))
         #expect(waited.status == 0, "\(waited.output)")
         #expect(waited.output.components(separatedBy: "another apt or dpkg is running").count == 2, "said once: \(waited.output)")
         #expect(waited.apt.contains { $0.hasPrefix("install ") }, "installed after the wait: \(waited.apt)")
 
-        let gaveUp = try await Self.run([], standIns: try Self.standIns(lockedCalls: 1000), lockWait: 0)
+        let gaveUp = try await Self.run([], standIns: try await Self.standIns(lockedCalls: 1000), lockWait: 0)
         #expect(gaveUp.status == 1, "\(gaveUp.output)")
         #expect(gaveUp.output.contains("still holds the package lock after 0 s") && gaveUp.output.contains("run this again"), "\(gaveUp.output)")
         #expect(!gaveUp.output.contains("Could not get lock"), "apt's own words are not the message: \(gaveUp.output)")
@@ -94,7 +96,7 @@ struct InstallDepsTests {
 
     @Test("an unknown argument exits 64 with the usage")
     func usage() async throws {
-        let result = try await Self.run(["--bogus"], standIns: try Self.standIns(lockedCalls: 0))
+        let result = try await Self.run(["--bogus"], standIns: try await Self.standIns(lockedCalls: 0))
         #expect(result.status == 64 && result.output.contains("usage: install-deps.sh [--test]"), "\(result.output)")
         #expect(result.apt.isEmpty)
     }
