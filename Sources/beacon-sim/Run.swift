@@ -120,7 +120,8 @@ struct Run: AsyncParsableCommand {
         let began = clock.now
         let windows = Int(duration / settings.batchWindow)
         try await stop.trapping {
-            for w in 0..<windows where !stop.isRequested {
+            for w in 0..<windows {
+                if stop.isRequested { break }
                 let (batches, changes) = simulation.nextWindow()
                 if case .broker = sink {
                     // Keep pace: window w ends at began + (w+1)·window/rate.
