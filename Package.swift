@@ -186,6 +186,7 @@ let package = Package(
                 "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconSim", "BeaconEngine", "BeaconAggregator", "BeaconCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(

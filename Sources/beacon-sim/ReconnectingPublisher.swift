@@ -43,11 +43,11 @@ struct ReconnectingPublisher {
     }
 
     /// Publishes with QoS 1 (as beacon-edge does: brokers and bridges queue it for an aggregator
-    /// that is away), waiting through a lost connection.
-    func publish(to topic: String, payload: [UInt8]) async throws {
+    /// that is away), retained if `retain` (a gateway's status), waiting through a lost connection.
+    func publish(to topic: String, payload: [UInt8], retain: Bool = false) async throws {
         while true {
             do {
-                try await client.publish(to: topic, payload: payload, qos: .atLeastOnce, retain: false)
+                try await client.publish(to: topic, payload: payload, qos: .atLeastOnce, retain: retain)
                 return
             } catch .notConnected {
                 logger.warning("lost the broker; publishing resumes when it is back")

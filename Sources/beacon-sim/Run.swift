@@ -21,6 +21,12 @@ struct Run: AsyncParsableCommand {
             on a production broker): --username NAME --password-file FILE, and --tls-ca CA for the TLS \
             listener. The client id is then the user name, as the shipped brokers require.
 
+            Publishing, it gives every gateway a retained status as real edges do \
+            (<root>/gateways/<gw>/status): online at the start, offline at a clean end (its \
+            --duration, SIGTERM or SIGINT; a second signal ends it at once). Its one connection \
+            cannot carry a Last Will per gateway: after a crash they stay online until the \
+            aggregator's silence limit counts them offline.
+
             A --config that fails validation, or lacks the floor polygons and gateway positions a \
             simulation needs, exits 78. An unreachable broker is retried; one that refuses the \
             connection, or is lost for good, ends it with 69, as does a broker that refuses the login, TLS or a publish (the reason on standard error).
@@ -96,7 +102,9 @@ struct Run: AsyncParsableCommand {
     }
 
     /// Runs the simulation window by window into the trace or, with `mqtt`, the broker, writing
-    /// the truth.
+    /// the truth. Publishing, it announces every gateway `online` first and `offline` at the end.
+    /// SIGTERM or SIGINT ends it early, cleanly: the truth's end and the statuses are written
+    /// (``StopRequest``).
     func simulate(_ simulation: inout Simulation, chain: Chain, settings: SimulationConfig, scheme: TopicScheme,
                   mqtt: MQTTConfiguration?) async throws {
         guard FileManager.default.createFile(atPath: truth, contents: nil), let truthOut = FileHandle(forWritingAtPath: truth) else {
@@ -104,53 +112,93 @@ struct Run: AsyncParsableCommand {
         }
         defer { try? truthOut.close() }
         let sink = try await openSink(mqtt)
-        var sightings = 0
+        let statuses = GatewayStatusPublisher(chain: chain, scheme: scheme)
+        if case .broker(let publisher) = sink { try await send(statuses.statuses(.online, at: settings.start), retained: true, via: publisher) }
+        let stop = StopRequest()
+        var progress = Progress()
         let clock = ContinuousClock()
         let began = clock.now
         let windows = Int(duration / settings.batchWindow)
-        for w in 0..<windows {
-            let (batches, changes) = simulation.nextWindow()
-            if case .broker = sink {
-                // Keep pace: window w ends at began + (w+1)·window/rate.
-                try await Task.sleep(until: began + .milliseconds(Int64(Double(w + 1) * settings.batchWindow * 1000 / rate.factor)), clock: clock)
-            }
-            var text = ""
-            for b in batches {
-                let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
-                    Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
-                })
-                sightings += b.sightings.count
-                let topic = scheme.string(for: .sightings(store: b.store, gateway: b.gateway))
-                switch sink {
-                case .trace: text += topic + " " + String(decoding: batch.encoded(), as: UTF8.self) + "\n"
-                case .broker(let publisher):
-                    do {
-                        try await publisher.publish(to: topic, payload: batch.encoded())
-                    } catch let MQTTError.notAuthorized(reason) {
-                        // A login the broker took, without the right to publish as this gateway.
-                        throw ExitCode(.unavailable, saying: BrokerFailure.refusal(of: topic, reason: reason, publisher.client.configuration, role: Self.simulatorRole))
-                    }
+        try await stop.trapping {
+            for w in 0..<windows {
+                if stop.isRequested { break }
+                let (batches, changes) = simulation.nextWindow()
+                if case .broker = sink {
+                    // Keep pace: window w ends at began + (w+1)·window/rate.
+                    try await Task.sleep(until: began + .milliseconds(Int64(Double(w + 1) * settings.batchWindow * 1000 / rate.factor)), clock: clock)
                 }
-            }
-            if case .trace(let out) = sink { try out.write(contentsOf: Data(text.utf8)) }
-            if !changes.isEmpty {
-                try truthOut.write(contentsOf: Data(changes.map { TruthFile.line($0) + "\n" }.joined().utf8))
+                progress.sightings += try await write(batches, to: sink, scheme: scheme)
+                progress.simulated += settings.batchWindow
+                if !changes.isEmpty {
+                    try truthOut.write(contentsOf: Data(changes.map { TruthFile.line($0) + "\n" }.joined().utf8))
+                }
             }
         }
         try truthOut.write(contentsOf: Data((TruthFile.endLine(simulation.now) + "\n").utf8))
         switch sink {
         case .trace(let out): try? out.close()
-        case .broker(let publisher): await publisher.disconnect()
+        case .broker(let publisher):
+            try await send(statuses.statuses(.offline, at: simulation.now), retained: true, via: publisher)
+            await publisher.disconnect()
         }
-        print("beacon-sim: \(Int(duration)) s simulated, \(chain.stores.count) stores, \(chain.gateways.count) gateways, \(sightings) sightings → \(trace ?? "\(broker.resolvedHost):\(broker.resolvedPort)"); truth → \(truth)")
-        if mqtt != nil {
-            // Publishing waits for each acknowledgement: a slow broker or machine falls behind the
-            // pace asked for, and the run should say so rather than pass for the rate it was given.
-            let elapsed = Double((clock.now - began).components.seconds) + Double((clock.now - began).components.attoseconds) / 1e18
-            let achieved = duration / max(elapsed, 1e-9)
-            if achieved < rate.factor * 0.9 {
-                print("beacon-sim: fell behind: \(String(format: "%.1f", elapsed)) s of wall time for \(Int(duration)) simulated seconds, \(String(format: "%.2f", achieved))× real time instead of the \(rate.factor)× asked for")
+        report(progress, chain: chain, stoppedBy: stop.reason, elapsed: clock.now - began, publishing: mqtt != nil)
+    }
+
+    /// How far a run got.
+    struct Progress {
+        /// Seconds simulated.
+        var simulated: Double = 0
+        /// Sightings written or published.
+        var sightings = 0
+    }
+
+    /// Writes one window's `batches` to the trace or publishes them; returns how many sightings
+    /// they held.
+    func write(_ batches: [SimulatedBatch], to sink: BatchSink, scheme: TopicScheme) async throws -> Int {
+        var text = ""
+        var messages: [(topic: String, payload: [UInt8])] = []
+        var sightings = 0
+        for b in batches {
+            let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
+                Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
+            })
+            sightings += b.sightings.count
+            let topic = scheme.string(for: .sightings(store: b.store, gateway: b.gateway))
+            switch sink {
+            case .trace: text += topic + " " + String(decoding: batch.encoded(), as: UTF8.self) + "\n"
+            case .broker: messages.append((topic, batch.encoded()))
             }
+        }
+        switch sink {
+        case .trace(let out): try out.write(contentsOf: Data(text.utf8))
+        case .broker(let publisher): try await send(messages, retained: false, via: publisher)
+        }
+        return sightings
+    }
+
+    /// Publishes `messages` in order. A login the broker took, without the right to publish as
+    /// these gateways, ends the run (exit 69) naming the topic and the login.
+    func send(_ messages: [(topic: String, payload: [UInt8])], retained: Bool, via publisher: ReconnectingPublisher) async throws {
+        for (topic, payload) in messages {
+            do {
+                try await publisher.publish(to: topic, payload: payload, retain: retained)
+            } catch let MQTTError.notAuthorized(reason) {
+                throw ExitCode(.unavailable, saying: BrokerFailure.refusal(of: topic, reason: reason, publisher.client.configuration, role: Self.simulatorRole))
+            }
+        }
+    }
+
+    /// The run's last lines: what it simulated, where to, and whether it kept the pace asked for.
+    func report(_ progress: Progress, chain: Chain, stoppedBy signal: String?, elapsed: Duration, publishing: Bool) {
+        let early = signal.map { ", stopped early by \($0)" } ?? ""
+        print("beacon-sim: \(Int(progress.simulated)) s simulated\(early), \(chain.stores.count) stores, \(chain.gateways.count) gateways, \(progress.sightings) sightings → \(trace ?? "\(broker.resolvedHost):\(broker.resolvedPort)"); truth → \(truth)")
+        guard publishing else { return }
+        // Publishing waits for each acknowledgement: a slow broker or machine falls behind the
+        // pace asked for, and the run should say so rather than pass for the rate it was given.
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let achieved = progress.simulated / max(seconds, 1e-9)
+        if progress.simulated > 0, achieved < rate.factor * 0.9 {
+            print("beacon-sim: fell behind: \(String(format: "%.1f", seconds)) s of wall time for \(Int(progress.simulated)) simulated seconds, \(String(format: "%.2f", achieved))× real time instead of the \(rate.factor)× asked for")
         }
     }
 

@@ -4,8 +4,9 @@ import TestSupport
 import Testing
 
 /// `deploy/scripts/demo.sh` on the debug binaries (`BEACONNET_BIN`: no install, no release build):
-/// what a person sees is events and the table — no log line — and Ctrl-C ends it with one line,
-/// leaving no process and no temporary directory behind.
+/// what a person sees is events and the table — no log line. Without SECONDS it runs until Ctrl-C,
+/// which ends it with one line; with SECONDS it ends by itself with the table. Either way no
+/// process is left behind, and of its temporary directory only the log it named.
 @Suite("deploy/scripts/demo.sh", .hangLimit)
 struct DemoScriptTests {
     static let script = TestPaths.inPackage("deploy/scripts/demo.sh").path
@@ -18,15 +19,16 @@ struct DemoScriptTests {
         let output: String
         let directory: URL
 
-        init(seconds: Int) throws {
+        /// A demo of `seconds` (nil: until Ctrl-C).
+        init(seconds: Int?) throws {
             let aggregator = DemoScriptTests.binaries.appendingPathComponent("beacon-aggregator").path
             try #require(FileManager.default.isExecutableFile(atPath: aggregator), "build the package first (swift build --build-tests)")
             directory = try TestDirectory.make("demo")
             output = directory.appendingPathComponent("demo.out").path
             child = try ChildProcess(executable: "/usr/bin/env", arguments: [
                 "BEACONNET_BIN=\(DemoScriptTests.binaries.path)", "TMPDIR=\(directory.path)",
-                "setsid", "/bin/bash", DemoScriptTests.script, "\(seconds)",
-            ], outputFile: output)
+                "setsid", "/bin/bash", DemoScriptTests.script,
+            ] + (seconds.map { ["\($0)"] } ?? []), outputFile: output)
         }
 
         var text: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
@@ -37,9 +39,32 @@ struct DemoScriptTests {
                 .flatMap { $0.dropFirst("Private broker on 127.0.0.1:".count).split(separator: ".").first.map(String.init) }
         }
 
-        /// Its temporary directories still there.
-        var leftDirectories: [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix("beaconnet-demo.") }
+        /// The log's path, from the banner.
+        var logPath: String? {
+            text.split(separator: "\n").first { $0.hasPrefix("The programs' logs: ") }
+                .flatMap { $0.dropFirst("The programs' logs: ".count).split(separator: " ").first.map(String.init) }
+        }
+
+        /// What is left of its temporary directories: each file's path under `directory`.
+        var leftFiles: [String] {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix("beaconnet-demo.") }
+            return names.flatMap { name in
+                ((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(name).path)) ?? []).map { "\(name)/\($0)" }
+                    .sorted()
+            }
+        }
+
+        /// Checks that of the temporary directory only the log named in the banner is left, and
+        /// that it holds what the programs said.
+        func expectOnlyTheLogKept(sourceLocation: SourceLocation = #_sourceLocation) {
+            guard let logPath else {
+                Issue.record("no log path in the banner: \(text.suffix(1000))", sourceLocation: sourceLocation)
+                return
+            }
+            let relative = logPath.replacingOccurrences(of: directory.path + "/", with: "")
+            #expect(leftFiles == [relative], "\(leftFiles), the banner named \(logPath)", sourceLocation: sourceLocation)
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            #expect(log.contains("make-dashboard-users"), "the log holds what the programs said: \(log.suffix(1000))", sourceLocation: sourceLocation)
         }
 
         /// What it said that a log handler or the build would say (swift-log's `LEVEL label:`).
@@ -52,10 +77,9 @@ struct DemoScriptTests {
         }
     }
 
-    @Test("Ctrl-C: the demo ends with one line; no process, directory or log line is left")
+    @Test("without SECONDS it runs until Ctrl-C, which ends it with one line; no process or log line is left, the log is")
     func interrupted() async throws {
-        // Long enough that only the Ctrl-C ends it, however slowly a busy machine gets it going.
-        let run = try Run(seconds: 600)
+        let run = try Run(seconds: nil)
         // Under way: shoppers placed, and the first of them moved on to another section.
         let started = try await pollAsync("the demo's first section change") {
             run.text.contains("  EXIT   ") ? true : (run.child.isRunning ? nil : false)
@@ -72,7 +96,8 @@ struct DemoScriptTests {
         let said = shown.split(separator: "\n").filter { !$0.contains("  ENTER  ") && !$0.contains("  EXIT   ") }
         #expect(said == ["demo: interrupted; stopping"], "\(shown.suffix(1000))")
         #expect(run.logLines.isEmpty, "\(run.logLines)")
-        #expect(run.leftDirectories.isEmpty, "\(run.leftDirectories)")
+        #expect(run.text.contains("until Ctrl-C"), "the banner says how it ends: \(run.text.prefix(1000))")
+        run.expectOnlyTheLogKept()
         let left = ProcessList.mentioning([run.directory.path, port])
         #expect(left.isEmpty, "still running: \(left)")
         // The simulator places its first shoppers inside: their first sections are not exits.
@@ -95,7 +120,7 @@ struct DemoScriptTests {
         return Array(exits.values)
     }
 
-    @Test("a complete run: the banner, events, the table — no log line — and nothing left behind")
+    @Test("demo.sh SECONDS: the banner, events, the table — no log line — and nothing but the log left behind")
     func complete() async throws {
         let run = try Run(seconds: 10)
         let exited = await run.child.waitForExit(timeout: .seconds(300))
@@ -104,9 +129,23 @@ struct DemoScriptTests {
         #expect(run.text.components(separatedBy: "The programs' logs: ").count == 2, "the log's path, once")
         #expect(run.text.contains("  ENTER  ") && run.text.contains("\nbeaconnet ") && run.text.contains("\nnearest gateway "), "\(run.text.suffix(2000))")
         #expect(run.logLines.isEmpty, "\(run.logLines)")
-        #expect(run.leftDirectories.isEmpty, "\(run.leftDirectories)")
+        #expect(run.text.contains("for 10 s, then the evaluation table"), "\(run.text.prefix(1000))")
+        run.expectOnlyTheLogKept()
         if let port = run.port {
             #expect(ProcessList.mentioning([run.directory.path, port]).isEmpty)
         }
+    }
+
+    @Test("SECONDS that is not a whole number of at least 10 is refused before anything starts", arguments: ["5", "ten"])
+    func badSeconds(_ seconds: String) async throws {
+        let directory = try TestDirectory.make("demo-usage")
+        let output = directory.appendingPathComponent("demo.out").path
+        await #expect(throws: BrokerHarnessError.self) {
+            try await runCommand("/usr/bin/env", ["BEACONNET_BIN=\(Self.binaries.path)", "TMPDIR=\(directory.path)", "/bin/bash", Self.script, seconds],
+                                 output: output)
+        }
+        let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(said == "demo: SECONDS must be a whole number ≥ 10\n", "\(said)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["demo.out"], "it started something")
     }
 }

@@ -80,6 +80,26 @@ struct InstallTests {
         }
     }
 
+    @Test("into a folder of one's own (no destdir, --config-dir, --no-units): everything under it, no unit")
+    func ownFolder() async throws {
+        for program in Self.programs {
+            try #require(FileManager.default.isExecutableFile(atPath: Self.binaries.appendingPathComponent(program).path),
+                         "build the package first (swift build --build-tests): no \(program)")
+        }
+        let home = try TestDirectory.make("install-home").appendingPathComponent("beaconnet")
+        let result = try await Self.install(["--bin-dir", Self.binaries.path, "--prefix", home.path,
+                                             "--config-dir", home.appendingPathComponent("etc").path, "--no-units"])
+        try #require(result.status == 0, "\(result.output)")
+        let files = try DirectoryTree(home.deletingLastPathComponent()).files
+        let expected = Self.programs.map { "beaconnet/bin/\($0)" } + [
+            "beaconnet/etc/chain.json", "beaconnet/etc/edge.json",
+            "beaconnet/share/beaconnet/examples/chain.example.json", "beaconnet/share/beaconnet/examples/edge.example.json",
+            "beaconnet/share/beaconnet/mosquitto/central.conf", "beaconnet/share/beaconnet/mosquitto/store.conf",
+        ]
+        #expect(files == expected.sorted(), "\(files)")
+        #expect(!result.output.contains("/etc/beaconnet") && !result.output.contains("systemd"), "\(result.output)")
+    }
+
     @Test("a second run changes nothing, keeps an edited config and unit, and replaces a unit nobody edited")
     func idempotent() async throws {
         let (root, _) = try await Self.installBuilt()
@@ -112,6 +132,8 @@ struct InstallTests {
         ["--prefix", "usr/local"],         // not absolute
         ["--prefix", "/usr/local bin"],    // would be written into the units
         ["--unit-dir", "/etc/../tmp"],
+        ["--config-dir", "etc/beaconnet"],  // not absolute: written into the units
+        ["--config-dir"],
     ])
     func usage(_ arguments: [String]) async throws {
         let root = try TestDirectory.make("install-usage")

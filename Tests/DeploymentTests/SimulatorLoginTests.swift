@@ -87,7 +87,7 @@ struct SimulatorLoginTests {
                  ["refused the login sim as client id sim", "--password-file"]),
                 // A login the broker takes, that may not publish as the gateways.
                 ("a dashboard's login", Self.login(central, "watch"),
-                 ["refused beaconnet/sightings/", "from the login watch", "make-acl.sh --simulator"]),
+                 ["refused beaconnet/gateways/", "from the login watch", "make-acl.sh --simulator"]),
                 ("another CA", ["--host", "127.0.0.1", "--port", "\(central.tlsPort)", "--tls-ca", "\(central.credentials)/client.crt",
                                 "--username", "sim", "--password-file", "\(central.credentials)/passwords/sim"],
                  ["TLS with the broker", "--tls-ca"]),

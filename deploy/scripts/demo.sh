@@ -1,31 +1,34 @@
 #!/usr/bin/env bash
 # The main job: a private mosquitto on a free loopback port, the simulator publishing as every
 # gateway of the default chain (3 stores × 6 sections × 2–3 gateways), and the aggregator deciding;
-# enter/exit events are shown as they happen, the live dashboard serves on a loopback port (its
-# URL and a login are printed), and at the end the evaluation table compares BeaconNet with a nearest-gateway
-# rule on the same sightings.
+# enter/exit events are shown as they happen, and the live dashboard serves on a loopback port (its
+# URL and a login are printed) until Ctrl-C. Given SECONDS, it ends by itself after that long and
+# prints the evaluation table: BeaconNet beside a nearest-gateway rule on the same sightings.
 #
-#   deploy/scripts/demo.sh [SECONDS]      # default 60 s of wall time
+#   deploy/scripts/demo.sh                # until Ctrl-C
+#   deploy/scripts/demo.sh SECONDS        # SECONDS of wall time (≥ 10), then the evaluation table
 #   DEMO_RATE=5 deploy/scripts/demo.sh    # simulated seconds per wall second (default 5)
 #   DEMO_DASHBOARD_PORT=8080 deploy/scripts/demo.sh   # the dashboard's port (default: a free one)
 #   BEACONNET_BIN=.build/debug deploy/scripts/demo.sh # binaries already built: no install, no build
 #
-# Installs what is missing, builds in release mode, and on exit — normal or Ctrl-C — stops every
-# process it started within seconds and removes its temporary directory. The programs' logs and
-# the build's output go to one log file in that directory (its path is printed), not the terminal.
+# Installs what is missing (deploy/scripts/install-deps.sh: what the demo runs, nothing the tests
+# alone need) and builds every program in release mode, so deploy/scripts/install.sh --no-build
+# works after it. On exit — the end, an error or Ctrl-C — it stops every process it started within
+# seconds and removes its temporary directory's files but the log: the programs' logs and the
+# build's output, in one file whose path is printed, never on the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 [[ -x /opt/swift/usr/bin/swift ]] && export PATH="/opt/swift/usr/bin:$PATH"
 
-seconds=${1:-${DEMO_SECONDS:-60}}
+seconds=${1:-${DEMO_SECONDS:-}}
 rate=${DEMO_RATE:-5}
-[[ $seconds =~ ^[0-9]+$ && $seconds -ge 10 ]] || { echo "demo: SECONDS must be a whole number ≥ 10" >&2; exit 2; }
+[[ -z $seconds || ($seconds =~ ^[0-9]+$ && $seconds -ge 10) ]] || { echo "demo: SECONDS must be a whole number ≥ 10" >&2; exit 2; }
 [[ $rate =~ ^[0-9]+$ && $rate -ge 1 && $rate -le 50 ]] || { echo "demo: DEMO_RATE must be a whole number 1…50" >&2; exit 2; }
 
 source "$root/deploy/scripts/local-stack.sh"
 stack_init demo
-stack_build beacon-aggregator beacon-sim beacon-dashboard
+stack_build
 stack_broker 100000
 
 "$bin/beacon-sim" chain > "$work/chain.json" 2>> "$log"
@@ -34,7 +37,9 @@ stack_broker 100000
 
 stack_spawn "$bin/beacon-aggregator" run --config "$work/chain.json" --port "$port" --id demo --event-time \
     --log-level warning >> "$log"
-stack_spawn mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'beaconnet/sightings/#' > "$work/sightings.txt"
+# The sightings, for the nearest-gateway rule at the end of a bounded run (an endless one would
+# fill the disk with them).
+[[ -n $seconds ]] && stack_spawn mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'beaconnet/sightings/#' > "$work/sightings.txt"
 stack_spawn "$bin/beacon-sim" watch --port "$port" --record "$work/events.txt"
 # The live dashboard on a free loopback port (DEMO_DASHBOARD_PORT to choose one).
 dashboard_port=${DEMO_DASHBOARD_PORT:-}
@@ -59,20 +64,28 @@ stack_wait_for "the aggregator" 60 aggregator_online
 stack_wait_for "the event watch" 10 grep -q 'beaconnet.watch: .*connected' "$log"
 stack_wait_for "the dashboard" 30 eval "(exec 3<>/dev/tcp/127.0.0.1/$dashboard_port) 2>/dev/null"
 
+if [[ -n $seconds ]]; then
+    running="for $seconds s, then the evaluation table"
+else
+    running="until Ctrl-C (demo.sh SECONDS for a bounded run with the evaluation table)"
+fi
 cat <<TEXT
-BeaconNet demo: 3 stores × 6 sections, shoppers walking, ${rate}× real time for ${seconds} s.
+BeaconNet demo: 3 stores × 6 sections, shoppers walking, ${rate}× real time, $running.
 Private broker on 127.0.0.1:$port. In another terminal, watch the raw topics with:
     mosquitto_sub -h 127.0.0.1 -p $port -v -t 'beaconnet/#'
 Live dashboard (floor plans, occupancy, events, health): http://127.0.0.1:$dashboard_port/
     log in as demo, password $demo_password
-The programs' logs: $log
+The programs' logs: $log (kept when the demo ends)
 Live events (time · kind · store › section · device):
 TEXT
 
-# In the background and waited for, so that a Ctrl-C is handled at once, not when it ends.
-stack_spawn "$bin/beacon-sim" run --host 127.0.0.1 --port "$port" --duration $((seconds * rate)) --rate "$rate" \
+# In the background and waited for, so that a Ctrl-C is handled at once, not when it ends. Without
+# SECONDS, a year of simulated time: Ctrl-C ends it first.
+simulated=$((${seconds:-$((31536000 / rate))} * rate))
+stack_spawn "$bin/beacon-sim" run --host 127.0.0.1 --port "$port" --duration "$simulated" --rate "$rate" \
     --truth "$work/truth.txt" >> "$log"
 stack_wait_exit $!
+[[ -n $seconds ]] || exit 0
 
 # The last windows' events are in once the recording has not grown for a second (at most 10 s).
 events_size=-1
@@ -84,7 +97,7 @@ for _ in $(seq 1 10); do
 done
 
 echo
-echo "Evaluation against the simulator's ground truth ($((seconds * rate)) simulated seconds):"
+echo "Evaluation against the simulator's ground truth ($simulated simulated seconds):"
 "$bin/beacon-aggregator" replay --config "$work/chain-nearest.json" "$work/sightings.txt" > "$work/nearest.txt" 2>> "$log"
 "$bin/beacon-sim" evaluate --truth "$work/truth.txt" --events "$work/events.txt" --label "beaconnet" 2>> "$log"
 "$bin/beacon-sim" evaluate --truth "$work/truth.txt" --events "$work/nearest.txt" --label "nearest gateway" --no-header 2>> "$log"

@@ -1,11 +1,12 @@
 # Sourced by demo.sh and soak.sh: a temporary directory with one log file, the release binaries,
 # and a private mosquitto on a free loopback port. On any exit — the end, an error, Ctrl-C — it
 # stops every process the script started within a few seconds (SIGTERM, then SIGKILL for what is
-# still there) and removes the directory.
+# still there) and removes the directory's other files: the log stays where the script said.
 #
 #   source "$root/deploy/scripts/local-stack.sh"
 #   stack_init demo                   # name; sets $work and $log, installs the traps
-#   stack_build beacon-sim …          # installs what is missing, builds these into $log; sets $bin
+#   stack_build                       # installs what is missing, builds every program (release)
+#                                     # into $log, so install.sh --no-build works after; sets $bin
 #   stack_broker 100000               # broker queue depth; sets $port
 #   stack_spawn some-program args…    # in the background, its own session; its pid in $!
 #   stack_wait_exit "$!"              # waits for one to end, with its status
@@ -33,12 +34,14 @@ stack_build() {
         return
     fi
     "$root/deploy/scripts/install-deps.sh"
-    # One line here; the compiler's progress and the dependencies' warnings go to the log.
+    # One line here; the compiler's progress and the dependencies' warnings go to the log. Every
+    # program, not only those the script runs: the shared modules are built once either way, and
+    # deploy/scripts/install.sh --no-build then finds all five.
     echo "$stack_name: building… (release; the first build takes a few minutes)" >&2
     local product
-    for product in "$@"; do
+    for product in beacon-edge beacon-aggregator beacon-dashboard beacon-sim beacon-history; do
         if ! swift build -c release --product "$product" >> "$log" 2>&1; then
-            echo "$stack_name: the build failed" >&2
+            echo "$stack_name: building $product failed" >&2
             exit 1
         fi
     done
@@ -79,9 +82,9 @@ stack_stop() {
 stack_cleanup() {
     local status=$?
     trap - EXIT INT TERM
-    # A failure (not Ctrl-C) shows the end of the log before the directory goes.
+    # A failure (not Ctrl-C) shows the end of the log; the whole of it stays.
     if ((status != 0 && status != 130)) && [[ -s ${log:-} ]]; then
-        echo "$stack_name: failed (exit $status); the end of its log:" >&2
+        echo "$stack_name: failed (exit $status); the end of its log ($log):" >&2
         tail -n 30 "$log" >&2
     fi
     # What the shell itself would say from here on (a child it had to kill) is not for the terminal.
@@ -90,7 +93,8 @@ stack_cleanup() {
     for pid in "${stack_pids[@]}"; do [[ $pid != "$stack_broker_pid" ]] && others+=("$pid"); done
     stack_stop 5 "${others[@]}"
     [[ -n $stack_broker_pid ]] && stack_stop 2 "$stack_broker_pid"
-    [[ -n ${work:-} ]] && rm -rf "$work"
+    # Everything but the log: the recordings, the broker's config, the dashboard's passwords.
+    [[ -n ${work:-} ]] && find "$work" -mindepth 1 -maxdepth 1 ! -path "$log" -exec rm -rf {} +
     exit "$status"
 }
 

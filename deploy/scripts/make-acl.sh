@@ -5,12 +5,14 @@
 # its publishing connection: beacon-aggregator --out-username); a dashboard only reads what
 # the aggregators publish; a history login (beacon-history run) only reads the events and the
 # device states; a recorder (an operator recording traffic for beacon-aggregator replay)
-# only reads the sightings and the gateway statuses; a simulator (beacon-sim run and load) may
-# publish as every gateway: any store's sightings and any gateway's status.
+# only reads the sightings and the gateway statuses; a monitor (an operator checking a deployment
+# with mosquitto_sub, its own login so that a check never displaces a running component) reads
+# everything under the root and writes nothing; a simulator (beacon-sim run and load) may publish
+# as every gateway: any store's sightings and any gateway's status.
 #
 #   deploy/scripts/make-acl.sh [--root beaconnet] --gateway gw-12-1a:12 [--gateway …] \
 #       --aggregator agg-1 [--aggregator …] --dashboard dashboard [--dashboard …] [--history history …] [--recorder ops …] \
-#       [--bridge bridge-12:12:gw-12-1a,gw-12-1b …] [--simulator sim …] > acl
+#       [--bridge bridge-12:12:gw-12-1a,gw-12-1b …] [--monitor check …] [--simulator sim …] > acl
 #
 # A gateway is given as ID:STORE (its store, the iBeacon major). A bridge (a store broker's
 # connection to the central one) is ID:STORE:GATEWAYS and may forward only the sightings and
@@ -21,9 +23,9 @@
 # gateway's sightings and status, so never give one on a broker that real gateways publish to.
 set -euo pipefail
 root=beaconnet
-gateways=() aggregators=() dashboards=() bridges=() recorders=() simulators=() histories=()
+gateways=() aggregators=() dashboards=() bridges=() recorders=() monitors=() simulators=() histories=()
 while (($#)); do
-    case $1 in --root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--simulator|--history)
+    case $1 in --root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--monitor|--simulator|--history)
         (($# >= 2)) || { echo "make-acl: $1 needs a value (see the header of $0)" >&2; exit 2; } ;;
     esac
     case $1 in
@@ -33,6 +35,7 @@ while (($#)); do
         --dashboard) dashboards+=("$2"); shift 2 ;;
         --bridge) bridges+=("$2"); shift 2 ;;
         --recorder) recorders+=("$2"); shift 2 ;;
+        --monitor) monitors+=("$2"); shift 2 ;;
         --simulator) simulators+=("$2"); shift 2 ;;
         --history) histories+=("$2"); shift 2 ;;
         *) echo "make-acl: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
@@ -59,6 +62,9 @@ done
 for id in "${recorders[@]}"; do
     [[ $id =~ $valid ]] || { echo "make-acl: --recorder $id must be a-z, 0-9, -" >&2; exit 2; }
 done
+for id in "${monitors[@]}"; do
+    [[ $id =~ $valid ]] || { echo "make-acl: --monitor $id must be a-z, 0-9, -" >&2; exit 2; }
+done
 for id in "${simulators[@]}"; do
     [[ $id =~ $valid ]] || { echo "make-acl: --simulator $id must be a-z, 0-9, -" >&2; exit 2; }
 done
@@ -79,7 +85,7 @@ done
 names=()
 for entry in "${gateways[@]}" "${bridges[@]}"; do names+=("${entry%%:*}"); done
 for id in "${aggregators[@]}"; do names+=("$id" "$id-out"); done
-names+=("${dashboards[@]}" "${recorders[@]}" "${simulators[@]}" "${histories[@]}")
+names+=("${dashboards[@]}" "${recorders[@]}" "${monitors[@]}" "${simulators[@]}" "${histories[@]}")
 repeated=$(printf '%s\n' "${names[@]}" | sort | uniq -d | head -n 1)
 [[ -z $repeated ]] || { echo "make-acl: the name $repeated is given twice (an aggregator ID also takes ID-out for its publishing login)" >&2; exit 2; }
 
@@ -123,6 +129,9 @@ for entry in "${bridges[@]}"; do
 done
 for id in "${recorders[@]}"; do
     printf '\nuser %s\ntopic read %s/sightings/#\ntopic read %s/gateways/+/status\n' "$id" "$root" "$root"
+done
+for id in "${monitors[@]}"; do
+    printf '\nuser %s\ntopic read %s/#\n' "$id" "$root"
 done
 for id in "${simulators[@]}"; do
     # Every gateway's topics, exactly (sightings/STORE/GATEWAY): the simulator publishes as each.

@@ -30,7 +30,7 @@ admin=""
 acl_args=()
 declare -A kind=()
 while (($#)); do
-    case $1 in --admin|--root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--simulator|--history)
+    case $1 in --admin|--root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--monitor|--simulator|--history)
         (($# >= 2)) || { echo "make-dynsec: $1 needs a value ($usage)" >&2; exit 2; } ;;
     esac
     case $1 in
@@ -38,7 +38,7 @@ while (($#)); do
         # make-acl.sh checks the values; an empty one only must not reach the array.
         --gateway|--bridge) [[ -n ${2%%:*} ]] && kind[${2%%:*}]=${1#--} ;;
         --aggregator) [[ -n $2 ]] && kind[$2]=aggregator && kind[$2-out]=aggregator-out ;;
-        --dashboard|--recorder|--simulator|--history) [[ -n $2 ]] && kind[$2]=${1#--} ;;
+        --dashboard|--recorder|--monitor|--simulator|--history) [[ -n $2 ]] && kind[$2]=${1#--} ;;
     esac
     acl_args+=("$1")
     shift

@@ -15,7 +15,7 @@ rate=${2:-40000}
 
 source "$root/deploy/scripts/local-stack.sh"
 stack_init soak
-stack_build beacon-aggregator beacon-sim
+stack_build
 stack_broker 200000
 
 "$bin/beacon-sim" chain --stores 100 > "$work/chain.json" 2>> "$log"

@@ -16,7 +16,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 [[ -x /opt/swift/usr/bin/swift ]] && export PATH="/opt/swift/usr/bin:$PATH"
 
-"$root/deploy/scripts/install-deps.sh"
+# What the programs need, and the tests' extras (the live-scan VM, chromium, promtool, systemd-analyze).
+"$root/deploy/scripts/install-deps.sh" --test
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
