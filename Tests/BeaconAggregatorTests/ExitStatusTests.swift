@@ -98,7 +98,7 @@ struct ExitStatusTests {
         let empty = try await CommandLineTests.run("beacon-sim", ["evaluate", "--truth", truth, "--events", events])
         #expect(empty.status == ExitStatus.dataError.rawValue && empty.output.contains("truth.jsonl: holds no change"), "\(empty.output)")
         let missing = try await CommandLineTests.run("beacon-sim", ["evaluate", "--truth", truth + ".gone", "--events", events])
-        #expect(missing.status == ExitStatus.dataError.rawValue && missing.output.contains("truth.jsonl.gone: cannot read the file"), "\(missing.output)")
+        #expect(missing.status == ExitStatus.dataError.rawValue && missing.output.contains("--truth \(truth).gone cannot be read (no such file"), "\(missing.output)")
         #expect(!missing.output.contains("NSCocoaErrorDomain"), "\(missing.output)")
     }
 

@@ -1,4 +1,4 @@
-public import BeaconCore
+import BeaconCore
 
 extension HistoryReport {
     /// The report `query` asks for, over `database`.

@@ -1,4 +1,4 @@
-public import BeaconCore
+import BeaconCore
 
 /// The visits a previous run left open, read back from the database, waiting to be matched to
 /// their devices: the database holds device keys (pseudonyms), the events raw ids, so a device is

@@ -1,4 +1,4 @@
-public import BeaconCore
+import BeaconCore
 public import BeaconWire
 
 extension VisitBook {

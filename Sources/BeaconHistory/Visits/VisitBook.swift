@@ -1,4 +1,4 @@
-public import BeaconCore
+import BeaconCore
 
 /// The open visits of every device, and the one writer of them: events and device states go in,
 /// visit records come out (into a ``HistoryBatch``), in the order the data flows.

@@ -1,4 +1,4 @@
-public import BeaconCore
+import BeaconCore
 import GRDB
 
 extension SQLiteHistoryDatabase {

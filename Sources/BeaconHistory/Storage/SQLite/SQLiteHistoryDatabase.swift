@@ -1,4 +1,4 @@
-public import BeaconCore
+import BeaconCore
 import Foundation
 import GRDB
 
