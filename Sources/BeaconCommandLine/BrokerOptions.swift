@@ -17,7 +17,7 @@ public struct BrokerOptions: ParsableArguments, Sendable {
     public var port: Int?
 
     /// `--client-id`: nil for the program's own default.
-    @Option(help: "MQTT client id, unique per broker; the shipped brokers bind each login to one. Default: beacon-sim and beacon-dashboard the --username, beacon-aggregator beacon-aggregator-<id> (and <client id>-out), beacon-edge the gateway id.")
+    @Option(help: "MQTT client id, unique per broker; the shipped brokers bind each login to one. Default: beacon-sim, beacon-dashboard and beacon-history the --username (beacon-history without one: beacon-history), beacon-aggregator beacon-aggregator-<id> (and <client id>-out), beacon-edge the gateway id.")
     public var clientID: String?
 
     /// The login and TLS.

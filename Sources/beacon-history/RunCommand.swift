@@ -71,6 +71,8 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(.unavailable, saying: BrokerFailure.message(failure, mqtt, role: "a history login (make-acl.sh --history NAME)"))
             case .database(let failure):
                 throw ExitCode(StorageOptions.status(of: failure), saying: "\(failure)")
+            case .stopped(let failure):
+                throw ExitCode(.internalFailure, saying: "stopped: \(failure)")
             }
         }
     }

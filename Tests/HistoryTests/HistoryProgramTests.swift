@@ -47,6 +47,19 @@ struct HistoryProgramTests {
         #expect(zoneOutput.contains("Mars/Olympus is not a time zone"), "\(zoneOutput)")
     }
 
+    /// SIGTERM while it waits for a broker that is not there is a clean stop, as at any other time.
+    @Test func aStopWhileWaitingForTheBroker() async throws {
+        let directory = try TestDirectory.make("history-waiting").path
+        let child = try ChildProcess(executable: try HistoryStack.binary("beacon-history"), arguments: [
+            "run", "--port", "\(try Broker.unusedPort())", "--database", "\(directory)/h.sqlite", "--pseudonym-secret", try Self.secretFile(),
+        ], outputFile: "\(directory)/log")
+        let log = { (try? String(contentsOfFile: "\(directory)/log", encoding: .utf8)) ?? "" }
+        try await pollUntil("it waits for the broker", explain: log) { log().contains("cannot connect, retrying") }
+        child.send(SIGTERM)
+        #expect(await child.waitForExit(timeout: readinessLimit))
+        #expect(child.exitStatus == 0, "\(log())")
+    }
+
     /// The shipped scripts' history login reads events and states and connects with its own
     /// client id only; a wrong password exits 69 naming the login.
     @Test func theShippedLogin() async throws {

@@ -6,8 +6,7 @@
 #   deploy/scripts/install-deps.sh --test   # that, and the test suite's extras (test.sh runs this)
 #
 # Without --test: mosquitto, mosquitto-clients, libmosquitto-dev, libbluetooth-dev, libjson-c-dev,
-# libsqlite3-dev (beacon-history's database),
-# pkg-config, openssl. With --test also, each only where missing and with one line saying why:
+# libsqlite3-dev (beacon-history's database), pkg-config, openssl. With --test also, each only where missing and with one line saying why:
 # qemu-system-x86, linux-image-amd64 and busybox-static (the live-scan test's virtual machine, amd64
 # only), chromium, prometheus and systemd (the browser, promtool and unit-file tests; where these
 # three cannot be installed, their tests skip, saying so).

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Writes a mosquitto ACL file for a BeaconNet deployment on standard output: each gateway may
 # publish only its own sightings and status, an aggregator reads sightings and gateway statuses
-# (user ID) and writes events, device states, occupancy, store layouts, its own status and rejects (user ID-out,
-# its publishing connection: beacon-aggregator --out-username); a dashboard only reads what
-# the aggregators publish; a history login (beacon-history run) only reads the events and the
-# device states; a recorder (an operator recording traffic for beacon-aggregator replay)
-# only reads the sightings and the gateway statuses; a monitor (an operator checking a deployment
+# (user ID) and writes events, device states, occupancy, store layouts, its own status and
+# rejects (user ID-out, its publishing connection: beacon-aggregator --out-username); a
+# dashboard only reads what the aggregators publish; a history login (beacon-history run) only
+# reads the events and the device states; a recorder (an operator recording traffic for
+# beacon-aggregator replay) only reads the sightings and the gateway statuses; a monitor (an operator checking a deployment
 # with mosquitto_sub, its own login so that a check never displaces a running component) reads
 # everything under the root and writes nothing; a simulator (beacon-sim run and load) may publish
 # as every gateway: any store's sightings and any gateway's status.

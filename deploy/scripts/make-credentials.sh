@@ -15,7 +15,7 @@
 # from your PKI and your secret store, never from this script (make-dynsec.sh takes your own
 # passwords).
 set -euo pipefail
-dir=${1:?usage: make-credentials.sh DIR [--host HOST] [--gateway ID:STORE …] [--aggregator ID …] [--dashboard ID …]}
+dir=${1:?usage: make-credentials.sh DIR [--host HOST] [make-acl.sh arguments…] (see the header of make-acl.sh)}
 shift
 host=localhost
 args=()

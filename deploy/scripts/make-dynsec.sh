@@ -12,7 +12,8 @@
 # for changing users and roles at run time with mosquitto_ctrl (its password in PASSWORDS too).
 #
 # Every login connects with one client id: its user name — a gateway's is its gateway id, the
-# beacon-edge default; beacon-sim, beacon-dashboard and beacon-history take the user name by default — except an aggregator's two logins (make-acl.sh's ID and ID-out), bound to
+# beacon-edge default; beacon-sim, beacon-dashboard and beacon-history take the user name by
+# default — except an aggregator's two logins (make-acl.sh's ID and ID-out), bound to
 # the ids beacon-aggregator gives its two connections: beacon-aggregator-ID (sightings) and
 # beacon-aggregator-ID-out (events, states, status, Last Will).
 #

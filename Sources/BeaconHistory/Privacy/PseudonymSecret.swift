@@ -35,6 +35,7 @@ public enum PseudonymSecretError: Error, Sendable, Equatable, CustomStringConver
     /// The secret is too short to keep pseudonyms from being guessed.
     case tooShort(source: String, length: Int, minimum: Int)
 
+    /// What is wrong with the secret, naming its file.
     public var description: String {
         switch self {
         case .unreadable(let path):

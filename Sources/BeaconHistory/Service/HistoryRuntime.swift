@@ -10,10 +10,13 @@ public enum HistoryRunError: Error, Sendable {
     case broker(MQTTError)
     /// The database could not be read at start.
     case database(HistoryDatabaseError)
+    /// A service ended the recorder with an error of its own.
+    case stopped(any Error)
 }
 
 /// beacon-history's recorder as one call: takes back the visits a previous run left open,
-/// connects with a persistent session, then records until SIGTERM or SIGINT.
+/// connects with a persistent session, then records until SIGTERM or SIGINT — which also end the
+/// wait for a broker that is not there yet (the connection is made inside the service group).
 public enum HistoryRuntime {
     /// Runs the recorder of `settings` over `database`, storing devices as `book` says.
     public static func run(
@@ -36,7 +39,6 @@ public enum HistoryRuntime {
         } catch {
             throw .broker(error)
         }
-        guard try await connect(client, settings: settings, logger: logger) else { return }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: FlushService(recorder: recorder, settings: settings, logger: logger)),
         ]
@@ -47,8 +49,11 @@ public enum HistoryRuntime {
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
+        } catch let error as HistoryRunError {
+            throw error
         } catch {
             logger.error("stopped: \(error)")
+            throw .stopped(error)
         }
     }
 

@@ -2,7 +2,8 @@ import BeaconMQTT
 import Logging
 import ServiceLifecycle
 
-/// Reads the events and device states from the broker into the recorder. At shutdown it
+/// Connects (waiting out a broker that is not there yet, until a shutdown), then reads the events
+/// and device states from the broker into the recorder. At shutdown it
 /// disconnects first — the broker queues for the persistent session from that moment — and still
 /// applies every message already received. When too much is pending (the database is slow or
 /// failing) it writes before reading on, so the backlog waits in the broker, not in memory.
@@ -16,7 +17,11 @@ struct RecordService: Service, CustomStringConvertible {
     /// The name ServiceLifecycle logs.
     var description: String { "RecordService" }
 
-    func run() async {
+    func run() async throws {
+        let connected = try await cancelWhenGracefulShutdown { [client, settings, logger] in
+            try await HistoryRuntime.connect(client, settings: settings, logger: logger)
+        }
+        guard connected else { return }
         await withDiscardingTaskGroup { group in
             // Ends when the connection is closed and its buffer is empty.
             group.addTask {

@@ -14,6 +14,7 @@ public enum HistoryDatabaseError: Error, Sendable, CustomStringConvertible {
     /// Another failure of the database, with its own words.
     case failed(path: String, operation: String, reason: String)
 
+    /// What went wrong, in words, for the log and the exit message.
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason):

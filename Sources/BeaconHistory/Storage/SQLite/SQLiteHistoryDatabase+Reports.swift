@@ -2,6 +2,7 @@ public import BeaconCore
 import GRDB
 
 extension SQLiteHistoryDatabase {
+    /// The store visits of `stores` (all, when empty) that began in `range`.
     public func storeVisits(stores: Set<StoreNumber>, began range: Range<Int64>) async throws(HistoryDatabaseError) -> [StoreVisitRecord] {
         let (filter, arguments) = Self.filter(stores: stores, began: range)
         return try await read("read the store visits") { db in
@@ -19,6 +20,7 @@ extension SQLiteHistoryDatabase {
         }
     }
 
+    /// The section visits of `stores` (all, when empty) that began in `range`.
     public func sectionVisits(stores: Set<StoreNumber>, began range: Range<Int64>) async throws(HistoryDatabaseError) -> [SectionVisitRecord] {
         let (filter, arguments) = Self.filter(stores: stores, began: range)
         return try await read("read the section visits") { db in
@@ -38,6 +40,7 @@ extension SQLiteHistoryDatabase {
         }
     }
 
+    /// The stores' and sections' names last seen.
     public func names() async throws(HistoryDatabaseError) -> PlaceNames {
         try await read("read the names") { db in
             var names = PlaceNames()

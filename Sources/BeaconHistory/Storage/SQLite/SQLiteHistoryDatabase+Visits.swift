@@ -2,6 +2,8 @@ import BeaconCore
 import GRDB
 
 extension SQLiteHistoryDatabase {
+    /// Writes `batch` in one transaction: its visits opened, refreshed or closed (an open one ranks
+    /// 0 among closings, so that any closing replaces it), and the names new or changed.
     public func write(_ batch: HistoryBatch) async throws(HistoryDatabaseError) {
         guard !batch.isEmpty else { return }
         try await write("write a batch of \(batch.count) records") { db in
@@ -28,6 +30,7 @@ extension SQLiteHistoryDatabase {
         }
     }
 
+    /// The visits a previous run left open, to take back at start.
     public func openVisits() async throws(HistoryDatabaseError) -> [OpenVisit] {
         try await read("read the open visits") { db in
             var visits: [StoreVisitKey: OpenVisit] = [:]
@@ -57,6 +60,7 @@ extension SQLiteHistoryDatabase {
         }
     }
 
+    /// Deletes the visits that began before `time` (Unix ms); how many.
     public func deleteVisits(before time: Int64) async throws(HistoryDatabaseError) -> Int {
         try await write("delete the visits before \(time)") { db in
             try db.execute(sql: "DELETE FROM section_visits WHERE enter_time < ?", arguments: [time])
