@@ -17,9 +17,10 @@ public struct SimulatedBatch: Sendable {
 }
 
 /// Stores full of walking people whose phones advertise, heard by every gateway through a
-/// log-distance path-loss model with correlated shadowing, fading, walls, body loss, packet loss
-/// and scan duty cycle; and, when one is scheduled (``schedule(_:)``), the tag of a calibration
-/// walk. Deterministic for a seed. Advance it one batch window at a time.
+/// log-distance path-loss model with correlated shadowing, shadowing bound to places and to whole
+/// sections, fading, walls, body loss, packet loss and scan duty cycle; and, when one is scheduled
+/// (``schedule(_:)``), the tag of a calibration walk. Deterministic for a seed. Advance it one
+/// batch window at a time.
 public struct Simulation: Sendable {
     public let chain: Chain
     public let config: SimulationConfig
@@ -32,6 +33,8 @@ public struct Simulation: Sendable {
     var gain: [Double]
     /// Shadowing bound to places, per gateway.
     let field: ShadowField
+    /// Levels bound to whole sections, per gateway and section.
+    let sectionBias: SectionBias
     var seq: [UInt64]
     var pending: [[Observation]]
     var random: SeededRandom
@@ -63,6 +66,7 @@ public struct Simulation: Sendable {
         let site = config.siteSeed ?? config.seed
         field = ShadowField(
             gateways: chain.gateways.count, sigma: config.staticShadowSigma, length: config.staticShadowLength, seed: site)
+        sectionBias = SectionBias(chain: chain, sigma: config.sectionBiasSigma, seed: site)
         random = SeededRandom(seed: config.seed)
         now = config.start
         gain = chain.gateways.map { _ in 0 }

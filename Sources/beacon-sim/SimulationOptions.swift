@@ -31,13 +31,16 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Correlation length of the place-bound shadowing, metres (0.1…20).")
     var staticShadowLength: Double = SimulationConfig().staticShadowLength
 
+    @Option(help: "Levels bound to whole sections: each gateway's offset from each section of its store (walls, doorways, shelving, where it hangs), standard deviation, dB, one draw per site (0…20; 0: none).")
+    var sectionBiasSigma: Double = SimulationConfig().sectionBiasSigma
+
     @Option(help: "Each device's own offset towards each gateway (antenna, pocket), standard deviation, dB (0…20).")
     var deviceLinkSigma: Double = SimulationConfig().deviceLinkSigma
 
     @Option(help: "Spread of devices' real transmit levels beyond what their advertised measured power says (phone models), standard deviation, dB (0…20; 0: as simulated before it existed).")
     var devicePowerSigma: Double = SimulationConfig().devicePowerSigma
 
-    @Option(help: "Seed of the site's gateway gains and place-bound shadowing, to keep one site while --seed changes the people (default: --seed).")
+    @Option(help: "Seed of the site's gateway gains, place-bound shadowing and sections' levels, to keep one site while --seed changes the people (default: --seed).")
     var siteSeed: UInt64?
 
     @Option(help: "Per-advert fast fading, standard deviation, dB (0…20).")
@@ -84,6 +87,7 @@ struct SimulationOptions: ParsableArguments {
         try check(shadowSeconds, 0.1...600, "--shadow-seconds")
         try check(staticShadowSigma, 0...20, "--static-shadow-sigma")
         try check(staticShadowLength, 0.1...20, "--static-shadow-length")
+        try check(sectionBiasSigma, 0...20, "--section-bias-sigma")
         try check(deviceLinkSigma, 0...20, "--device-link-sigma")
         try check(devicePowerSigma, 0...20, "--device-power-sigma")
         try check(fadingSigma, 0...20, "--fading-sigma")
@@ -106,6 +110,7 @@ struct SimulationOptions: ParsableArguments {
         config.shadowCorrelationSeconds = shadowSeconds
         config.staticShadowSigma = staticShadowSigma
         config.staticShadowLength = staticShadowLength
+        config.sectionBiasSigma = sectionBiasSigma
         config.deviceLinkSigma = deviceLinkSigma
         config.devicePowerSigma = devicePowerSigma
         config.siteSeed = siteSeed

@@ -3,9 +3,9 @@
 public struct SimulationConfig: Sendable, Equatable {
     /// Seed: the same seed and config give the same run.
     public var seed: UInt64 = 1
-    /// Seed of the site's own hidden properties — the gateways' gains and the shadowing bound to
-    /// places — when they should stay while the people change (a calibration walk one day,
-    /// shoppers on others); nil: ``seed``.
+    /// Seed of the site's own hidden properties — the gateways' gains, the shadowing bound to
+    /// places and the sections' levels — when they should stay while the people change (a
+    /// calibration walk one day, shoppers on others); nil: ``seed``.
     public var siteSeed: UInt64?
     /// Whether shoppers and staff walk the stores (a calibration walk may go alone).
     public var shoppers = true
@@ -51,6 +51,11 @@ public struct SimulationConfig: Sendable, Equatable {
     /// (``ShadowField``), and its correlation length, metres.
     public var staticShadowSigma = 4.3
     public var staticShadowLength = 1.2
+    /// Levels bound to a whole section: each gateway heard louder or quieter from all of a
+    /// section than its distance says (the walls, doorways and shelving on the way, where it is
+    /// mounted), dB standard deviation of one draw per site, gateway and section
+    /// (``SectionBias``). 0: none.
+    public var sectionBiasSigma = 2.1
     /// Each device's own offset towards each gateway (its antenna pattern, where it is carried),
     /// dB standard deviation, drawn once per device and gateway.
     public var deviceLinkSigma = 3.0

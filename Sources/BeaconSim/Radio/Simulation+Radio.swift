@@ -10,15 +10,19 @@ extension Simulation {
             // Adverts jitter by 0–10 ms, as the BLE spec's advDelay makes them.
             people[p].nextAdvert += Int64(people[p].advertInterval * 1000) + Int64(people[p].random.unit() * 10)
             let store = people[p].store
+            // Where the device stands does not change between the gateways hearing one advert.
+            let here = plans[store].section(at: people[p].position)
+            let mix = sectionBias.isZero ? nil : plans[store].sectionMix(at: people[p].position, in: here)
             for (k, g) in chain.stores[store].gateways.enumerated() {
-                guard let rssi = receive(p, gatewayIndex: g, link: k, at: at) else { continue }
+                guard let rssi = receive(p, gatewayIndex: g, link: k, at: at, in: here, mix: mix) else { continue }
                 pending[g].append(Observation(device: people[p].device, time: at, rssi: rssi, measuredPower: people[p].radio.advertisedPower))
             }
         }
     }
 
-    /// The RSSI gateway `g` reports for one advert of person `p`, or nil when it misses it.
-    mutating func receive(_ p: Int, gatewayIndex g: Int, link k: Int, at t: Int64) -> Int? {
+    /// The RSSI gateway `g` reports for one advert of person `p`, standing in local section `here`
+    /// (nil: outside) at `mix` (nil: no sections' offsets), or nil when it misses it.
+    mutating func receive(_ p: Int, gatewayIndex g: Int, link k: Int, at t: Int64, in here: Int?, mix: SectionBias.Mix?) -> Int? {
         var r = people[p].random
         defer { people[p].random = r }
         // Scan duty cycle and packet loss: the advert is simply not received.
@@ -34,7 +38,7 @@ extension Simulation {
         let gatewayLocal = plan.sections.firstIndex(of: gateway.section) ?? 0
         let walls: Int
         var outer = 0.0
-        if let here = plan.section(at: me) {
+        if let here {
             walls = plan.path(from: here, to: gatewayLocal).count - 1
         } else {
             let door = plan.streetDoors[0].section
@@ -54,8 +58,10 @@ extension Simulation {
 
         let power = people[p].radio.level
         let place = field.value(gateway: g, at: me) + people[p].radio.linkOffsets[k]
-        let rssi = power - 10 * config.pathLossExponent * log10(d) - Double(walls) * config.wallLoss - outer - body + s + place
+        var rssi = power - 10 * config.pathLossExponent * log10(d) - Double(walls) * config.wallLoss - outer - body + s + place
             + config.fadingSigma * r.gaussian() + gain[g]
+        // Added last, and only when drawn, so that without it every level is what it was.
+        if let mix { rssi += sectionBias.offset(gateway: g, at: mix) }
         guard rssi >= config.sensitivity else { return nil }
         return Int(min(20, max(-127, rssi.rounded())))
     }
