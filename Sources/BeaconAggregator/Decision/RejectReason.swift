@@ -24,6 +24,9 @@ public enum RejectReason: Sendable, Equatable, CustomStringConvertible {
     /// Sightings far outside their batch's time (``MessageProcessor/maxSightingAge``,
     /// ``MessageProcessor/maxSightingLead``): they are dropped, the rest of the batch is kept.
     case sightingTime
+    /// A retained device state whose payload names another device than its topic
+    /// (`devices/A/state` carrying `"dev":"B"`): not restored, not followed.
+    case deviceMismatch
 
     /// The short, stable code, e.g. `store_mismatch` or the wire's `out_of_range`.
     public var code: String {
@@ -36,6 +39,7 @@ public enum RejectReason: Sendable, Equatable, CustomStringConvertible {
         case .futureTime: "future_time"
         case .staleTime: "stale_time"
         case .sightingTime: "sighting_time"
+        case .deviceMismatch: "device_mismatch"
         }
     }
 

@@ -13,6 +13,8 @@ struct DecisionTally: Sendable, Equatable {
     var statesWithheld: UInt64 = 0
     /// Statuses of gateways the chain does not have.
     var unknownGatewayStatuses: UInt64 = 0
+    /// Retained device states refused (topic and payload disagree, or it does not decode).
+    var sharedStatesRefused: UInt64 = 0
 
     /// All zero: nothing reported yet.
     init() {}
@@ -25,5 +27,6 @@ struct DecisionTally: Sendable, Equatable {
         rejectCopiesSuppressed = processor.counters.rejectCopiesSuppressed
         statesWithheld = processor.arbiter.statesWithheld
         unknownGatewayStatuses = processor.counters.unknownGatewayStatuses
+        sharedStatesRefused = processor.counters.sharedStatesRefused
     }
 }
