@@ -246,6 +246,8 @@ extension Tuning {
         check(fingerprintSwitchOdds.isFinite && (1...1e6).contains(fingerprintSwitchOdds), "fingerprint_switch_odds", "must be 1…1000000")
         check(positionSwitchOdds.isFinite && (1.01...1e6).contains(positionSwitchOdds), "position_switch_odds", "must be 1.01…1000000")
         check(deviceSpreadDB.isFinite && (0...20).contains(deviceSpreadDB), "device_spread_db", "must be 0…20 dB")
+        check((1...1_000_000).contains(maxNewDevicesPerGatewayPerSecond), "max_new_devices_per_gateway_s",
+              "must be 1…1000000 new devices per gateway per second")
         return issues
     }
 }
