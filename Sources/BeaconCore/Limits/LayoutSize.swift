@@ -2,8 +2,8 @@
 /// aggregator encodes it, counted from the parts of the store's description without encoding it:
 /// the chain config's validation, which cannot see the wire module, refuses a store whose layout
 /// would exceed ``WireBounds/maxPayloadBytes`` and so be refused by every decoder. The time is
-/// counted at 13 digits (every millisecond time before 2286); the wire's tests hold the count
-/// to what the encoder writes.
+/// counted at 13 digits (every millisecond time before 2286); the aggregator's tests hold the count
+/// to what the encoder writes (WireBoundsTests).
 public struct LayoutSize: Sendable, Equatable {
     /// The bytes counted so far: the store's own members and every section and gateway added.
     public private(set) var bytes: Int
