@@ -18,8 +18,10 @@ let package = Package(
         .library(name: "BeaconMQTT", targets: ["BeaconMQTT"]),
         .library(name: "BeaconEdge", targets: ["BeaconEdge"]),
         .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
-        // For the fuzz package (Fuzz/), which sees products only: the ground-truth reader.
+        // For the fuzz package (Fuzz/), which sees products only: the ground-truth reader, and the
+        // dashboard's routes.
         .library(name: "BeaconSim", targets: ["BeaconSim"]),
+        .library(name: "BeaconDashboard", targets: ["BeaconDashboard"]),
         .executable(name: "beacon-edge", targets: ["beacon-edge"]),
         .executable(name: "beacon-aggregator", targets: ["beacon-aggregator"]),
         .executable(name: "beacon-sim", targets: ["beacon-sim"]),

@@ -132,6 +132,27 @@ def main() -> None:
     write(out, "fuzz-truth", ("# a walk\n" + "\n".join(truth) + "\n").encode())
     write(out, "fuzz-truth", "\r\n".join(truth).encode())
 
+    # HTTP requests to the dashboard: the first byte picks the visitor (0 no login, 1 anonymous,
+    # 2 a user of every store, 3 a user of store 101), then the request as HTTP/1.1 text.
+    device = "ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207"
+    requests = [
+        "GET /", "GET /stores/101", "GET /dashboard.js", "GET /dashboard.css", "GET /api/stores", "GET /api/stores/101",
+        "GET /api/stores/102", "GET /api/stores/999", "GET /api/stores/0101", f"GET /api/devices/{device}",
+        "GET /api/devices/mac-C4%3A7C%3A8D%3A6A%3A12%3A3F", "GET /api/devices/ib-%3Cimg%3Ex", "GET /api/events", "GET /api/health",
+        "GET /api/stream", "GET /api/nothing", "GET /login?next=/stores/101", "GET /login?next=//evil.example&logged-out=1",
+        "HEAD /api/health", "DELETE /api/stores/101", "GET /%2e%2e/%2e%2e/etc/passwd", "GET /api/devices/%00?x=%ff",
+    ]
+    for visitor in range(4):
+        for line in requests:
+            write(out, "fuzz-dashboard", bytes([visitor]) + f"{line}\r\nHost: localhost:8080\r\n\r\n".encode())
+    for visitor in range(4):
+        write(out, "fuzz-dashboard", bytes([visitor]) + b"POST /login\nHost: 127.0.0.1\nContent-Type: application/x-www-form-urlencoded\n"
+              b"Origin: http://127.0.0.1:8080\n\nuser=chain&password=wrong&next=%2Fstores%2F101")
+        write(out, "fuzz-dashboard", bytes([visitor]) + b"POST /logout\nHost: [::1]:8080\nCookie: beaconnet_session=AAAA; other=1\n\n")
+        write(out, "fuzz-dashboard", bytes([visitor]) + b"GET /api/stores\nHost: evil.example\n\n")
+        write(out, "fuzz-dashboard", bytes([visitor]) + b"POST /login\nHost: localhost\nOrigin: http://evil.example\n\nuser=a&password=b")
+        write(out, "fuzz-dashboard", bytes([visitor]) + b"GET /api/health\nHost: LOCALHOST\nCookie: beaconnet_session=\n\n")
+
     # HCI events and btsnoop files, hand-built: an iBeacon, an Eddystone-UID, a split extended advert.
     ibeacon = bytes.fromhex("0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e0000100cfc5")
     eddystone = bytes.fromhex("0303aafe1516aafe00eeedd1ebeac04e5defa0170b1c2d3e4f500000")

@@ -95,7 +95,11 @@ struct ProcessorTests {
 
     @Test("a batch at the sighting limit (4 000 devices) is processed whole, ids kept apart")
     func batchAtTheLimit() throws {
-        var p = try Self.processor()
+        // 4 000 devices new to the chain from one gateway at once: more than it may bring in
+        // by default (NewDeviceLimitTests), so the limit is raised here.
+        var p = MessageProcessor(
+            chain: try Fixture.config { $0.maxNewDevicesPerGatewayPerSecond = WireLimits.default.maxSightings }.resolve(), scheme: .standard,
+            aggregator: try AggregatorID("agg-test"))
         let devices = try (0..<WireLimits.default.maxSightings).map { try DeviceID("ib-\(Fixture.uuid)-9-\($0)") }
         let sightings = devices.map { Sighting(device: $0, time: Self.t0 + 500, rssi: -60, txPower: -59, address: "AA:BB:CC:DD:EE:FF") }
         let payload = SightingBatch(gateway: try GatewayID("gw-a"), sequence: 0, sent: Self.t0 + 1000, sightings: sightings).encoded()

@@ -15,10 +15,12 @@ struct WireIdentityTests {
 
     @Test("device ids from bytes follow the same rules as from strings",
           arguments: ["ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-2", "mac-AA:BB:CC:DD:EE:FF", "", "a/b", "a+b", "a#b", "a b", "a\u{0}b", "é",
-                      String(repeating: "x", count: 96), String(repeating: "x", count: 97),
-                      // a forbidden byte at every position of an 8-byte word, and in the tail
-                      "abcdefg/hijk", "abcdefgh+", "abcdefghijklmno#", "ABCDEFG\u{7F}", "1234567 89", "\u{1}2345678",
-                      "abcdefgh!~\"'()*", "abcdéfgh", "abcdefghijklmnopq r"])
+                      "rec-" + String(repeating: "x", count: 92), "rec-" + String(repeating: "x", count: 93), "ib-<img>x",
+                      "eu-edd1ebeac04e5defa017-0b1c2d3e4f50", "eu-edd1ebeac04e5defa017-0b1c2d3e4f5g", "mac-AA:BB:CC:DD:EE:F",
+                      "ab-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-99999-1",
+                      // a forbidden byte at the start, in the middle and at the end
+                      "rec-abcdefg/hijk", "rec-abcdefgh+", "rec-abcdefghijklmno#", "rec-ABCDEFG\u{7F}", "rec-1234567 89", "\u{1}rec-2345678",
+                      "rec-abcdefgh!~\"'()*", "rec-abcdéfgh", "rec-abcdefghijklmnopq r"])
     func deviceFromBytes(_ text: String) {
         let fromString = Result { () throws(IdentityError) in try DeviceID(text) }
         let fromBytes = Array(text.utf8).withUnsafeBufferPointer { buffer in

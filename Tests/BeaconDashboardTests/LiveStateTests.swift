@@ -82,6 +82,30 @@ struct LiveStateTests {
         #expect(state.healthView(now: 10, staleAfter: 30_000, server: Fixture.server).lastProblem?.hasPrefix("elsewhere/x: ") == true)
     }
 
+    /// A state is kept under its topic and shown as its payload, a status likewise: a payload that
+    /// names another device, gateway, aggregator or region than its topic is refused, counted and
+    /// described, so that nothing is kept as one and shown as another.
+    @Test("a payload that names another device, gateway, aggregator or region than its topic is refused")
+    func topicAndPayloadAgree() throws {
+        var state = Self.fresh()
+        let a = try DeviceID("mac-00:00:00:00:00:0A"), b = try DeviceID("mac-00:00:00:00:00:0B")
+        #expect(Self.apply(&state, .deviceState(a), Fixture.state(b).encoded()) == nil)
+        #expect(state.devices.isEmpty && state.deviceView(a, .chain) == nil && state.deviceView(b, .chain) == nil)
+        #expect(state.lastProblem?.detail == "dev \(b) does not match the topic's \(a)")
+        #expect(Self.apply(&state, .deviceState(b), Fixture.state(b).encoded()) == .device)
+
+        var gatewayStatus = GatewayStatus(gateway: try GatewayID("gw-101-1a"), state: .online)
+        gatewayStatus.time = Self.t0
+        #expect(Self.apply(&state, .gatewayStatus(try GatewayID("gw-101-9z")), gatewayStatus.encoded()) == nil)
+        #expect(Self.apply(&state, .aggregatorStatus(try AggregatorID("agg-2")), Fixture.aggregator().encoded()) == nil)
+        let event = Self.event(1)
+        #expect(Self.apply(&state, .event(.section(SectionRef(store: 102, section: 2)), .enter), event.encoded()) == nil)
+        #expect(Self.apply(&state, .event(event.region, .exit), event.encoded()) == nil)
+        #expect(state.gateways.isEmpty && state.aggregators.isEmpty && state.events.isEmpty)
+        #expect(state.undecodable == 5)
+        #expect(Self.apply(&state, .event(event.region, .enter), event.encoded()) == .event(event))
+    }
+
     @Test("health: stale and offline aggregators, gateways judged by the aggregator that watches their store")
     func health() throws {
         var state = Self.fresh()

@@ -132,16 +132,16 @@ struct UnscoredTruthTests {
     }
 
     @Test("truth files: bad lines are refused with their line number", arguments: [
-        (#"{"t":1627984935000,"dev":"mac-1","unscored":true,"major":1}"#, "names no store"),
-        (#"{"t":"2021-08-03T10:02:15","dev":"mac-1","major":1,"minor":3}"#, "ISO-8601 time with a zone"),
-        (#"{"t":1627984935000,"dev":"mac-1","major":1,"minor":70000}"#, "\"minor\""),
-        (#"{"t":1627984935000,"dev":"mac-1","major":null,"minor":2}"#, "without its store"),
+        (#"{"t":1627984935000,"dev":"mac-00:00:00:00:00:01","unscored":true,"major":1}"#, "names no store"),
+        (#"{"t":"2021-08-03T10:02:15","dev":"mac-00:00:00:00:00:01","major":1,"minor":3}"#, "ISO-8601 time with a zone"),
+        (#"{"t":1627984935000,"dev":"mac-00:00:00:00:00:01","major":1,"minor":70000}"#, "\"minor\""),
+        (#"{"t":1627984935000,"dev":"mac-00:00:00:00:00:01","major":null,"minor":2}"#, "without its store"),
         (#"{"t":1627984935000,"major":1,"minor":2}"#, "no \"dev\""),
         (#"not json"#, "not a JSON object"),
     ])
     func badLines(_ line: String, _ reason: String) throws {
         let path = try TestDirectory.make("truth-bad").appendingPathComponent("truth.jsonl").path
-        let good = #"{"t":1627984930000,"dev":"mac-1","major":1,"minor":2}"#
+        let good = #"{"t":1627984930000,"dev":"mac-00:00:00:00:00:01","major":1,"minor":2}"#
         try ("# comment\n" + good + "\n" + line + "\n").write(toFile: path, atomically: false, encoding: .utf8)
         #expect { _ = try TruthFile.read(path: path) } throws: { "\($0)".contains(":3:") && "\($0)".contains(reason) }
     }

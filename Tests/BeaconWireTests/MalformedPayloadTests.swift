@@ -7,7 +7,7 @@ import Testing
 struct MalformedPayloadTests {
     /// The payload type a case is decoded as.
     enum Kind: Sendable {
-        case batch, event, state, gateway, aggregator
+        case batch, event, state, gateway, aggregator, occupancy, layout
 
         func decode(_ bytes: [UInt8], _ decoder: WireDecoder) throws(WireError) {
             switch self {
@@ -16,6 +16,8 @@ struct MalformedPayloadTests {
             case .state: _ = try DeviceState.decode(bytes, using: decoder)
             case .gateway: _ = try GatewayStatus.decode(bytes, using: decoder)
             case .aggregator: _ = try AggregatorStatus.decode(bytes, using: decoder)
+            case .occupancy: _ = try Occupancy.decode(bytes, using: decoder)
+            case .layout: _ = try StoreLayout.decode(bytes, using: decoder)
             }
         }
     }
@@ -53,6 +55,17 @@ struct MalformedPayloadTests {
     static let device = "ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-207"
     static let good = #"{"dev":"\#(device)","t":1732349999412,"rssi":-67,"tx":-59}"#
     static let counts = "0…9007199254740991"
+    static let nameRule = "a name without control characters, line separators or bidirectional controls"
+
+    /// What BeaconCore's ``DeviceID`` says of `text`: every decoder refuses an id for the same reason.
+    static func idError(_ text: String) -> IdentityError {
+        do {
+            _ = try DeviceID(text)
+            preconditionFailure("\(text) is a valid device id")
+        } catch {
+            return error
+        }
+    }
     static let times = "1420070400000…4102444799999 ms (Unix time)"
 
     /// A batch whose second sighting is `sighting` (the first is valid), so paths say `[1]`.
@@ -120,14 +133,38 @@ struct MalformedPayloadTests {
         Bad("t missing", batch(#"{"dev":"\#(device)","rssi":-67}"#), "sightings[1].t", .missing),
         Bad("dev missing", batch(#"{"t":1732349999412,"rssi":-67}"#), "sightings[1].dev", .missing),
         Bad("dev with a slash", batch(#"{"dev":"a/b","t":1732349999412,"rssi":-67}"#), "sightings[1].dev",
-            .invalidIdentity(.badFormat(kind: "device id", text: "a/b", rule: "printable ASCII without space, '/', '+', '#' (found byte 0x2f)"))),
+            .invalidIdentity(idError("a/b"))),
+        Bad("dev with markup", batch(#"{"dev":"ib-<img>x","t":1732349999412,"rssi":-67}"#), "sightings[1].dev", .invalidIdentity(idError("ib-<img>x"))),
+        Bad("dev with a lower-case UUID", batch(#"{"dev":"\#(device.lowercased())","t":1732349999412,"rssi":-67}"#), "sightings[1].dev",
+            .invalidIdentity(idError(device.lowercased()))),
         Bad("dev empty", batch(#"{"dev":"","t":1732349999412,"rssi":-67}"#), "sightings[1].dev", .invalidIdentity(.empty(kind: "device id"))),
         Bad("dev of 200 characters", batch(#"{"dev":"\#(String(repeating: "d", count: 200))","t":1732349999412,"rssi":-67}"#), "sightings[1].dev",
             .invalidIdentity(.tooLong(kind: "device id", length: 200, limit: 96))),
         Bad("dev with an escaped NUL", batch(#"{"dev":"ab\u0000c","t":1732349999412,"rssi":-67}"#), "sightings[1].dev",
-            .invalidIdentity(.badFormat(kind: "device id", text: "ab\u{0}c", rule: "printable ASCII without space, '/', '+', '#' (found byte 0x0)"))),
+            .invalidIdentity(idError("ab\u{0}c"))),
         Bad("addr of 40 bytes", batch(#"{"dev":"\#(device)","t":1732349999412,"rssi":-67,"addr":"\#(String(repeating: "A", count: 40))"}"#),
             "sightings[1].addr", .tooLong(length: 40, limit: 32)),
+
+        // Other payloads: ids and names as every reader checks them.
+        Bad(.event, "event dev with markup", replacing(GoldenPayloads.sectionEnter, device, "ib-<img>x"), "dev", .invalidIdentity(idError("ib-<img>x"))),
+        Bad(.state, "state dev with markup", replacing(GoldenPayloads.deviceState, device, "ib-<img>x"), "dev", .invalidIdentity(idError("ib-<img>x"))),
+        Bad(.state, "state dev of no kind", replacing(GoldenPayloads.deviceState, device, "D"), "dev", .invalidIdentity(idError("D"))),
+        Bad(.event, "store name with a right-to-left override", replacing(GoldenPayloads.sectionEnter, "Lyon Part-Dieu", #"Store \u202E21"#), "store_name",
+            .invalidValue(value: #""Store \u{202E}21""#, expected: nameRule + " (it contains U+202E, a bidirectional control, which reorders the text drawn beside it)")),
+        Bad(.event, "section name with an isolate", replacing(GoldenPayloads.sectionEnter, "Household", #"\u2067Household"#), "section_name",
+            .invalidValue(value: #""\u{2067}Household""#, expected: nameRule + " (it contains U+2067, a bidirectional control, which reorders the text drawn beside it)")),
+        Bad(.state, "section name with a line break", replacing(GoldenPayloads.deviceState, "Household", #"House\nhold"#), "section_name",
+            .invalidValue(value: #""House\nhold""#, expected: nameRule + " (it contains U+000A, a control character)")),
+        Bad(.event, "store name of 129 bytes", replacing(GoldenPayloads.sectionEnter, "Lyon Part-Dieu", String(repeating: "n", count: 129)), "store_name",
+            .tooLong(length: 129, limit: WireBounds.maxNameBytes)),
+        Bad(.occupancy, "occupancy name with a mark", replacing(GoldenPayloads.storeOccupancy, "Lyon Part-Dieu", #"Lyon\u200F"#), "name",
+            .invalidValue(value: #""Lyon\u{200F}""#, expected: nameRule + " (it contains U+200F, a bidirectional control, which reorders the text drawn beside it)")),
+        Bad(.layout, "layout section name with an override",
+            #"{"v":1,"major":12,"name":"S","t":1732350000000,"sections":[{"minor":1,"name":"\u202Dx"}],"gateways":[]}"#, "sections[0].name",
+            .invalidValue(value: #""\u{202D}x""#, expected: nameRule + " (it contains U+202D, a bidirectional control, which reorders the text drawn beside it)")),
+        Bad(.layout, "layout polygon of 1 025 points",
+            #"{"v":1,"major":12,"name":"S","t":1732350000000,"sections":[{"minor":1,"name":"A","polygon":[\#(Array(repeating: "[0,0]", count: 1025).joined(separator: ","))]}],"gateways":[]}"#,
+            "sections[0].polygon", .tooManyItems(count: 1025, limit: WireBounds.maxPolygonPoints)),
 
         // Other payloads.
         Bad(.state, "state not a known word", replacing(GoldenPayloads.deviceState, #""inside""#, #""sideways""#), "state",

@@ -5,7 +5,8 @@ import Testing
 /// Every payload type, in ordinary and edge-case shapes, survives encode → decode unchanged.
 @Suite("Round trips")
 struct RoundTripTests {
-    static let awkwardName = "Caf\u{E9} \"Nord\" \\ 1/2\n\t\u{0}😀"
+    /// Everything a name may hold that an encoder must escape or keep whole (no controls: names refuse them).
+    static let awkwardName = "Caf\u{E9} \"Nord\" \\ 1/2 😀 \u{200B}"
 
     static let cases: [PayloadCase] = [
         PayloadCase("batch", Fixtures.batch),
@@ -14,9 +15,9 @@ struct RoundTripTests {
         PayloadCase("batch at the bounds", SightingBatch(
             gateway: try! GatewayID("gw-" + String(repeating: "z", count: 61)), sequence: (1 << 53) - 1, sent: WireLimits.latestTime,
             sightings: [
-                Sighting(device: try! DeviceID(String(repeating: "~", count: 96)), time: WireLimits.earliestTime, rssi: -127, txPower: 20,
-                         address: String(repeating: "F", count: 32)),
-                Sighting(device: try! DeviceID("!"), time: WireLimits.latestTime, rssi: 20, txPower: -127, address: ""),
+                Sighting(device: try! DeviceID("abcdefgh-" + String(repeating: "Z", count: 87)),
+                         time: WireLimits.earliestTime, rssi: -127, txPower: 20, address: String(repeating: "F", count: 32)),
+                Sighting(device: try! DeviceID("x-1"), time: WireLimits.latestTime, rssi: 20, txPower: -127, address: ""),
             ])),
         PayloadCase("section enter", Fixtures.sectionEnter),
         PayloadCase("store exit", Fixtures.storeExit),
@@ -79,9 +80,9 @@ struct RoundTripTests {
 
     @Test("unknown fields are ignored, so newer senders stay readable")
     func forwardCompatible() throws {
-        let json = #"{"v":1,"gw":"gw-12-3a","seq":1,"sent":1732350000000,"fw":{"build":[1,2,3]},"sightings":[{"dev":"ib-1","t":1732350000000,"rssi":-60,"phy":"coded","tx":null,"addr":null}]}"#
+        let json = #"{"v":1,"gw":"gw-12-3a","seq":1,"sent":1732350000000,"fw":{"build":[1,2,3]},"sightings":[{"dev":"rec-1","t":1732350000000,"rssi":-60,"phy":"coded","tx":null,"addr":null}]}"#
         let batch = try SightingBatch.decode(json.utf8)
-        #expect(batch.sightings == [Sighting(device: try DeviceID("ib-1"), time: 1_732_350_000_000, rssi: -60)])
+        #expect(batch.sightings == [Sighting(device: try DeviceID("rec-1"), time: 1_732_350_000_000, rssi: -60)])
     }
 
     @Test("accuracy and confidence are tamed when set: rounded, clamped, never NaN or infinite")

@@ -84,8 +84,8 @@ struct TopicTests {
         Bad(topic: "beaconnet/events/12/entered", level: 3, reason: .unexpectedLevel(found: "entered", expected: "enter or exit")),
         Bad(topic: "beaconnet/events/12/3/4/enter", level: 5, reason: .wrongLevelCount(found: 6, expected: 4...5)),
         Bad(topic: "beaconnet/events/12/x/enter", level: 3, reason: .invalidNumber("x")),
-        Bad(topic: "beaconnet/devices/dev 1/state", level: 2, reason: .invalidIdentity(
-            .badFormat(kind: "device id", text: "dev 1", rule: "printable ASCII without space, '/', '+', '#' (found byte 0x20)"))),
+        Bad(topic: "beaconnet/devices/dev 1/state", level: 2, reason: .invalidIdentity(MalformedPayloadTests.idError("dev 1"))),
+        Bad(topic: "beaconnet/devices/ib-<img>x/state", level: 2, reason: .invalidIdentity(MalformedPayloadTests.idError("ib-<img>x"))),
         Bad(topic: "beaconnet/devices/" + String(repeating: "x", count: 97) + "/state", level: 2,
             reason: .invalidIdentity(.tooLong(kind: "device id", length: 97, limit: 96))),
         Bad(topic: "beaconnet/occupancy/12/3/4", level: 4, reason: .wrongLevelCount(found: 5, expected: 3...4)),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer + AddressSanitizer) of the parsers that face the outside: wire
 # payloads, topics, HCI events with their AD structures, btsnoop captures, chain and edge configs,
-# calibration and ground-truth files.
+# calibration and ground-truth files, and the dashboard's HTTP routes.
 # Builds the Fuzz/ package, seeds each target from ../shared/testdata and the tests' payloads and
 # configs (Fuzz/make-seeds.py), runs every target for a bounded time, one after another, and prints
 # a summary. Fails on any crash, broken property, leak, timeout or out-of-memory; the input that
@@ -21,20 +21,21 @@ cd "$root"
 seconds=${1:-60}
 shift || true
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || { echo "fuzz: SECONDS_PER_TARGET must be a positive number, got '$seconds'" >&2; exit 2; }
-all_targets=(fuzz-wire fuzz-topics fuzz-hci fuzz-btsnoop fuzz-chain-config fuzz-edge-config fuzz-calibration fuzz-truth)
+all_targets=(fuzz-wire fuzz-topics fuzz-hci fuzz-btsnoop fuzz-chain-config fuzz-edge-config fuzz-calibration fuzz-truth fuzz-dashboard)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all_targets[@]}")
 
 # What each target reads: its dictionaries (one file per run for libFuzzer, so they are joined) and
 # the longest input worth trying (a batch of a few hundred sightings; a topic well past the 512-byte
-# limit; several HCI events; the largest shared capture, 123 KB).
+# limit; several HCI events; the largest shared capture, 123 KB; a request past the login form's
+# 16 KiB body limit).
 declare -A dicts=(
     [fuzz-wire]="json wire" [fuzz-topics]="topics" [fuzz-hci]="hci" [fuzz-btsnoop]="btsnoop"
     [fuzz-chain-config]="json chain-config" [fuzz-edge-config]="json edge-config" [fuzz-calibration]="json calibration"
-    [fuzz-truth]="json truth")
+    [fuzz-truth]="json truth" [fuzz-dashboard]="dashboard")
 declare -A max_len=(
     [fuzz-wire]=65536 [fuzz-topics]=8192 [fuzz-hci]=4096 [fuzz-btsnoop]=131072
-    [fuzz-chain-config]=16384 [fuzz-edge-config]=16384 [fuzz-calibration]=16384 [fuzz-truth]=8192)
+    [fuzz-chain-config]=16384 [fuzz-edge-config]=16384 [fuzz-calibration]=16384 [fuzz-truth]=8192 [fuzz-dashboard]=20480)
 for target in "${targets[@]}"; do
     [[ -n ${dicts[$target]:-} ]] || { echo "fuzz: no target $target (targets: ${all_targets[*]})" >&2; exit 2; }
 done
@@ -69,6 +70,8 @@ if [[ ${BEACONNET_FUZZ_RUNTIME:-} == debian || ! -f $resource/clang/lib/linux/li
 fi
 # gold fails on the sanitizer runtimes' symbols (an internal error in its DWARF reader); lld links them.
 flags+=(-Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
+# fuzz-dashboard drives the dashboard's router through its internals (`@testable import`).
+flags+=(-Xswiftc -enable-testing)
 
 run=$root/Fuzz/.build/fuzz-run
 mkdir -p "$run/corpus" "$run/artifacts" "$run/logs"
@@ -93,6 +96,7 @@ python3 "$root/Fuzz/make-seeds.py" "$run/seeds" "$root/../shared/testdata"
 # The Swift runtime's own crash handler would run inside ASan's and confuse its report.
 export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0:handle_abort=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/Fuzz/lsan.supp:print_suppressions=0}
 
 # CI fuzzes with a fixed seed, so that a run is repeatable and a red one points at the change that
 # made it; elsewhere libFuzzer picks a seed (BEACONNET_FUZZ_SEED sets one).

@@ -14,6 +14,12 @@ extension MessageProcessor {
         /// Statuses of gateways the chain does not have (ignored too, and counted: a gateway
         /// installed but missing from the chain config).
         public var unknownGatewayStatuses: UInt64 = 0
+        /// Sightings dropped because their device was new to the chain and its gateway had brought
+        /// in its `max_new_devices_per_gateway_s` already (reject `new_device_limit`).
+        public var newDeviceSightingsDropped: UInt64 = 0
+        /// Retained device states refused because their topic and payload name different devices
+        /// (or the payload does not decode): read at restore and, with `--stores`, as they come.
+        public var sharedStatesRefused: UInt64 = 0
         /// The newest `sent` time of the batches decided so far (Unix ms; nil before the first):
         /// the status's `lag_ms` is the clock minus this.
         public var newestSent: Int64?

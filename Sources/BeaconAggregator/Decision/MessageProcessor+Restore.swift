@@ -36,6 +36,37 @@ extension MessageProcessor {
         return restored.count - skipped.count
     }
 
+    /// A device state as read from the shared retained topics — at start, and, with `--stores`, as
+    /// the other instances publish them — once its topic and payload agree: the topic is a
+    /// device's state topic, the payload decodes and names that device. Anything else is refused
+    /// (``Counters/sharedStatesRefused``, its reason in `rejects`, a dead-letter copy appended to
+    /// `out`): a state on `devices/A/state` naming B must not be restored nor answered as B.
+    /// An empty payload (a cleared topic) is neither a state nor a problem: ignored, uncounted.
+    public mutating func sharedState(topic: String, payload: [UInt8], now: Int64?, into out: inout [Outbound]) -> (DeviceState?, Verdict) {
+        guard !payload.isEmpty else { return (nil, .ignored) }
+        let device: DeviceID
+        do {
+            guard case .deviceState(let named) = try scheme.parse(topic) else { return (nil, .ignored) }
+            device = named
+        } catch {
+            counters.sharedStatesRefused += 1
+            return (nil, reject(topic: topic, reason: .topic(error.reason), detail: error.description, payload: payload, now: now, into: &out))
+        }
+        let state: DeviceState
+        do {
+            state = try decoder.decode(DeviceState.self, from: payload)
+        } catch {
+            counters.sharedStatesRefused += 1
+            return (nil, reject(topic: topic, reason: .payload(error.reason), detail: error.description, field: error.field, payload: payload, now: now, into: &out))
+        }
+        guard state.device == device else {
+            counters.sharedStatesRefused += 1
+            let detail = "payload dev \(state.device) ≠ topic device \(device): a state is kept under its topic, so it would be restored as one device and answered as another"
+            return (nil, reject(topic: topic, reason: .deviceMismatch, detail: detail, field: "dev", payload: payload, now: now, into: &out))
+        }
+        return (state, .accepted)
+    }
+
     /// A device state read from the shared retained topics — at start, and, with `--stores`, as
     /// every instance publishes them (this one's included, in the broker's order): the
     /// ``SharedStateArbiter`` decides whether this instance publishes a state of its own in

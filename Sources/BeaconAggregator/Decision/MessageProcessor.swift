@@ -25,6 +25,8 @@ public struct MessageProcessor {
     /// the chain (`--stores`).
     public internal(set) var arbiter: SharedStateArbiter
     let decoder: WireDecoder
+    /// What each gateway may still bring in of devices new to the chain.
+    var newDevices: NewDeviceBudget
     /// The second of the last reject copied to the dead-letter topic, and how many were copied in it.
     var rejectWindow: (second: Int64, copies: Int) = (0, 0)
     /// The clock (Unix ms) when the last batch was accepted, and how far behind its `sent` that
@@ -85,6 +87,7 @@ public struct MessageProcessor {
         self.stores = stores
         arbiter = SharedStateArbiter(stores: stores)
         decoder = WireDecoder()
+        newDevices = NewDeviceBudget(perSecond: chain.tuning.maxNewDevicesPerGatewayPerSecond, gateways: chain.gateways.count)
     }
 
     /// Handles one message. `now` is the aggregator's clock (Unix ms) in the live service, nil in a

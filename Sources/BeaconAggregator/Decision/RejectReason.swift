@@ -24,6 +24,12 @@ public enum RejectReason: Sendable, Equatable, CustomStringConvertible {
     /// Sightings far outside their batch's time (``MessageProcessor/maxSightingAge``,
     /// ``MessageProcessor/maxSightingLead``): they are dropped, the rest of the batch is kept.
     case sightingTime
+    /// Sightings of devices new to the chain beyond what their gateway may bring in a second
+    /// (tuning `max_new_devices_per_gateway_s`): they are dropped, the rest of the batch is kept.
+    case newDeviceLimit
+    /// A retained device state whose payload names another device than its topic
+    /// (`devices/A/state` carrying `"dev":"B"`): not restored, not followed.
+    case deviceMismatch
 
     /// The short, stable code, e.g. `store_mismatch` or the wire's `out_of_range`.
     public var code: String {
@@ -36,6 +42,8 @@ public enum RejectReason: Sendable, Equatable, CustomStringConvertible {
         case .futureTime: "future_time"
         case .staleTime: "stale_time"
         case .sightingTime: "sighting_time"
+        case .newDeviceLimit: "new_device_limit"
+        case .deviceMismatch: "device_mismatch"
         }
     }
 

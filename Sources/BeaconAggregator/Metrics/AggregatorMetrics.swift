@@ -15,6 +15,10 @@ import Synchronization
 ///   topic (its rate limit);
 /// - `beaconnet_aggregator_unknown_gateway_statuses_total`: statuses of gateways the chain does not
 ///   have (a gateway installed but missing from the chain config);
+/// - `beaconnet_aggregator_new_device_sightings_dropped_total`: sightings of devices new to the
+///   chain dropped because their gateway had brought in its `max_new_devices_per_gateway_s`;
+/// - `beaconnet_aggregator_device_states_refused_total`: retained device states not restored nor
+///   followed (their topic and payload name different devices, or they do not decode);
 /// - `beaconnet_aggregator_batches_total` (decided, not repeats), `beaconnet_aggregator_sightings_total`,
 ///   `beaconnet_aggregator_transitions_total` (enter and exit events decided) and
 ///   `beaconnet_aggregator_states_withheld_total` (another instance holds the device);
@@ -39,6 +43,8 @@ final class AggregatorMetrics: Sendable {
     private let transitions: Counter
     private let statesWithheld: Counter
     private let unknownGatewayStatuses: Counter
+    private let newDeviceSightingsDropped: Counter
+    private let sharedStatesRefused: Counter
     private let published: Counter
     private let dropped: Counter
     private let devices: Gauge
@@ -63,6 +69,8 @@ final class AggregatorMetrics: Sendable {
         transitions = counter("transitions_total")
         statesWithheld = counter("states_withheld_total")
         unknownGatewayStatuses = counter("unknown_gateway_statuses_total")
+        newDeviceSightingsDropped = counter("new_device_sightings_dropped_total")
+        sharedStatesRefused = counter("device_states_refused_total")
         published = counter("publishes_total", [("outcome", "published")])
         dropped = counter("publishes_total", [("outcome", "dropped")])
         devices = Gauge(label: "beaconnet_aggregator_devices", dimensions: [("aggregator", id)], factory: factory)
@@ -91,6 +99,8 @@ final class AggregatorMetrics: Sendable {
         add(rejectCopiesSuppressed, tally.rejectCopiesSuppressed, reported.rejectCopiesSuppressed)
         add(statesWithheld, tally.statesWithheld, reported.statesWithheld)
         add(unknownGatewayStatuses, tally.unknownGatewayStatuses, reported.unknownGatewayStatuses)
+        add(newDeviceSightingsDropped, tally.newDeviceSightingsDropped, reported.newDeviceSightingsDropped)
+        add(sharedStatesRefused, tally.sharedStatesRefused, reported.sharedStatesRefused)
         reported = tally
     }
 

@@ -13,6 +13,10 @@ struct DecisionTally: Sendable, Equatable {
     var statesWithheld: UInt64 = 0
     /// Statuses of gateways the chain does not have.
     var unknownGatewayStatuses: UInt64 = 0
+    /// Sightings of new devices over their gateway's budget, dropped.
+    var newDeviceSightingsDropped: UInt64 = 0
+    /// Retained device states refused (topic and payload disagree, or it does not decode).
+    var sharedStatesRefused: UInt64 = 0
 
     /// All zero: nothing reported yet.
     init() {}
@@ -25,5 +29,7 @@ struct DecisionTally: Sendable, Equatable {
         rejectCopiesSuppressed = processor.counters.rejectCopiesSuppressed
         statesWithheld = processor.arbiter.statesWithheld
         unknownGatewayStatuses = processor.counters.unknownGatewayStatuses
+        newDeviceSightingsDropped = processor.counters.newDeviceSightingsDropped
+        sharedStatesRefused = processor.counters.sharedStatesRefused
     }
 }

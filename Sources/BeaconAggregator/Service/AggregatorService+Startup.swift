@@ -69,7 +69,7 @@ extension AggregatorService {
                         }
                         continue
                     }
-                    if let s = try? DeviceState.decode(message.payload) { retained.append(s) }
+                    if let s = decisions.sharedState(message) { retained.append(s) }
                 }
                 group.cancelAll()
             }

@@ -75,6 +75,23 @@ final class Decisions: Sendable {
         outbox.enqueue(out)
     }
 
+    /// A device state read from the shared retained topics, once its topic and payload agree
+    /// (``MessageProcessor/sharedState(topic:payload:now:into:)``); nil when refused (counted and
+    /// logged) or a cleared topic.
+    func sharedState(_ message: MQTTMessage) -> DeviceState? {
+        let now = settings.clock()
+        let (state, verdict, out) = desk.withLock { desk -> (DeviceState?, MessageProcessor.Verdict, [Outbound]) in
+            var out: [Outbound] = []
+            let (state, verdict) = desk.processor.sharedState(
+                topic: message.topic, payload: message.payload, now: settings.eventTimeOnly ? nil : now, into: &out)
+            desk.report(to: metrics)
+            return (state, verdict, out)
+        }
+        if case .rejected(let reason, let detail) = verdict { logReject(reason, detail: detail, topic: message.topic, now: now) }
+        outbox.enqueue(out)
+        return state
+    }
+
     /// Takes a device state another instance (or this one) published on the shared topics.
     func note(_ state: DeviceState) {
         let out = desk.withLock { desk -> [Outbound] in

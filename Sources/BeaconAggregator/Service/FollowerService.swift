@@ -19,7 +19,7 @@ final class FollowerService: Service {
     func run() async {
         await cancelWhenGracefulShutdown {
             for await message in self.states {
-                guard let state = try? DeviceState.decode(message.payload) else { continue }
+                guard let state = self.decisions.sharedState(message) else { continue }
                 self.decisions.note(state)
             }
         }

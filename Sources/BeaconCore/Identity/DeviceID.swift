@@ -1,9 +1,17 @@
-/// The id of a tracked device, derived from what it advertises (see DESIGN.md, Identities):
-/// `ib-<UUID>-<major>-<minor>`, `eu-<namespace>-<instance>`, `ab-<id1>-<id2>-<id3>` or `mac-<addr>`.
+/// The id of a tracked device, derived from what it advertises (see DESIGN.md, Identities).
 ///
-/// A device id is one MQTT topic level (`beaconnet/devices/<dev>/state`): no `/`, `+`, `#`, no
-/// control characters or spaces, printable ASCII only, bounded length. The constructor enforces
-/// exactly that and nothing about the prefix, so ids from newer edges still pass through.
+/// Every reader holds the same shape, so an id that one part of BeaconNet accepts no other
+/// refuses:
+/// - iBeacon: `ib-<UUID, upper-case hex>-<major>-<minor>` (decimal 0–65535, no leading zero);
+/// - AltBeacon: `ab-<id1 as a UUID, upper-case hex>-<id2>-<id3>`, the same shape;
+/// - Eddystone-UID: `eu-<namespace, 20 lower-case hex>-<instance, 12 lower-case hex>`;
+/// - an address: `mac-<AA:BB:CC:DD:EE:FF, upper-case hex>`;
+/// - any other kind (the recordings' `rec-…`, a newer edge's): `<kind>-<rest>`, the kind 1 to 8
+///   letters `a-z`, the rest letters, digits, `.`, `_`, `:` and `-`.
+///
+/// So an id is one MQTT topic level (`beaconnet/devices/<dev>/state`) — no `/`, `+`, `#`, no
+/// control characters or spaces — and safe to draw in a page or a log: nothing a browser or a
+/// terminal reads as markup, quotes or escapes. At most ``maxLength`` bytes.
 public struct DeviceID: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The longest id accepted, in bytes. `ab-` with a 16-byte id1 and two 2-byte ids is well under.
     public static let maxLength = 96
@@ -13,27 +21,14 @@ public struct DeviceID: Hashable, Sendable, CustomStringConvertible, Comparable 
 
     /// Validates `text`; throws an ``IdentityError`` that says which rule it broke.
     public init(_ text: String) throws(IdentityError) {
-        let count = text.utf8.count
-        guard count > 0 else { throw .empty(kind: "device id") }
-        guard count <= Self.maxLength else {
-            throw .tooLong(kind: "device id", length: count, limit: Self.maxLength)
-        }
-        for byte in text.utf8 where !Self.isAllowed(byte) {
-            throw .badFormat(
-                kind: "device id", text: text,
-                rule: "printable ASCII without space, '/', '+', '#' (found byte 0x\(String(byte, radix: 16)))")
-        }
+        var text = text
+        let checked = text.withUTF8 { bytes in Result { () throws(IdentityError) in try Self.validate(utf8: bytes) } }
+        try checked.get()
         self.rawValue = text
     }
 
-    /// Builds an id from parts this module generated itself (already validated alphabet).
+    /// Builds an id from parts this module generated itself (already in shape).
     init(unchecked text: String) { self.rawValue = text }
-
-    @inline(__always)
-    static func isAllowed(_ byte: UInt8) -> Bool {
-        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "/") && byte != UInt8(ascii: "+")
-            && byte != UInt8(ascii: "#")
-    }
 
     public var description: String { rawValue }
     public static func < (lhs: DeviceID, rhs: DeviceID) -> Bool { lhs.rawValue < rhs.rawValue }

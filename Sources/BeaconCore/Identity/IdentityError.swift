@@ -17,11 +17,12 @@ public enum IdentityError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Quotes a text with control characters escaped, truncated, so a log line stays one line.
+    /// Quotes a text with control characters, line separators and bidirectional controls
+    /// escaped, truncated, so a log line stays one line and reads in its own order.
     static func printable(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars.prefix(80) {
-            out += scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
+            out += DisplayName.unfit(scalar) == nil ? String(scalar) : scalar.escaped(asASCII: true)
         }
         return out + (text.unicodeScalars.count > 80 ? "…\"" : "\"")
     }

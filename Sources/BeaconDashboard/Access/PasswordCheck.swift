@@ -16,11 +16,15 @@ final class PasswordCheck: Sendable {
 
     /// Checks that may run at once.
     let limit: Int
+    /// The hash an unknown name's password is checked against.
+    private let decoy: String
     private let running = Atomic<Int>(0)
 
-    /// A check of at most `limit` passwords at once.
-    init(limit: Int = 2) {
+    /// A check of at most `limit` passwords at once; `decoy` should cost what the users' hashes
+    /// cost (the fuzz target's users and decoy are cheap, to try many requests a second).
+    init(limit: Int = 2, decoy: String = PasswordCheck.decoy) {
         self.limit = limit
+        self.decoy = decoy
     }
 
     /// Whether `password` matches `hash`; with no hash (no such user) a decoy hash is checked, so
@@ -33,12 +37,12 @@ final class PasswordCheck: Sendable {
         defer { running.subtract(1, ordering: .relaxed) }
         let matched = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: Bcrypt.verify(password, hash: hash ?? Self.decoy))
+                continuation.resume(returning: Bcrypt.verify(password, hash: hash ?? self.decoy))
             }
         }
         return matched && hash != nil ? .match : .mismatch
     }
 
     /// The bcrypt hash (cost 12) of a random string nobody knows.
-    private static let decoy = "$2b$12$9UuwJelBELaxZZviFZ2rSu/zgQ6rPjVe1VPjx3XcWXLFJmCgq7n6S"
+    static let decoy = "$2b$12$9UuwJelBELaxZZviFZ2rSu/zgQ6rPjVe1VPjx3XcWXLFJmCgq7n6S"
 }

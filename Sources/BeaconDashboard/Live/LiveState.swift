@@ -94,8 +94,11 @@ struct LiveState {
             case .section(let ref): sectionCounts[ref] = occupancy
             }
             return .occupancy(occupancy)
-        case .event:
+        case .event(let region, let kind):
             let event = try RegionEvent.decode(payload)
+            guard event.topic == topic else {
+                throw TopicMismatch(field: "kind/scope/major/minor", payload: "\(event.kind) \(event.region)", topic: "\(kind) \(region)")
+            }
             // Kept in event-time order: aggregators and stores deliver out of it, and a late
             // event goes where its time puts it.
             let index = events.lastIndex { $0.time <= event.time }.map { $0 + 1 } ?? 0
@@ -104,6 +107,8 @@ struct LiveState {
             return .event(event)
         case .deviceState(let device):
             let state = try DeviceState.decode(payload)
+            // Kept under its topic and shown as its payload: both must name the same device.
+            guard state.device == device else { throw TopicMismatch(field: "dev", payload: "\(state.device)", topic: "\(device)") }
             guard devices[device] != nil || devices.count < limits.devices else {
                 devicesNotKept += 1
                 return nil
@@ -112,6 +117,7 @@ struct LiveState {
             return .device
         case .gatewayStatus(let gateway):
             let status = try GatewayStatus.decode(payload)
+            guard status.gateway == gateway else { throw TopicMismatch(field: "gw", payload: "\(status.gateway)", topic: "\(gateway)") }
             guard gateways[gateway] != nil || gateways.count < limits.gateways else {
                 gatewayStatusesDropped += 1
                 return nil
@@ -120,6 +126,7 @@ struct LiveState {
             return .health
         case .aggregatorStatus(let aggregator):
             let status = try AggregatorStatus.decode(payload)
+            guard status.aggregator == aggregator else { throw TopicMismatch(field: "id", payload: "\(status.aggregator)", topic: "\(aggregator)") }
             guard aggregators[aggregator] != nil || aggregators.count < limits.aggregators else {
                 aggregatorStatusesDropped += 1
                 return nil

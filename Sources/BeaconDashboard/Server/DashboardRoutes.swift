@@ -6,9 +6,10 @@ import Logging
 /// headers, the session (or `--no-login`'s open access); then the login, the page's files, the
 /// pages (a login first) and the JSON API with the event stream under `/api` (``APIController``).
 enum DashboardRoutes {
-    /// A router over `store` for `settings`, keeping sessions in `sessions`.
+    /// A router over `store` for `settings`, keeping sessions in `sessions`, checking passwords
+    /// with `check`.
     static func router(
-        store: DashboardStore, settings: DashboardSettings, sessions: any PersistDriver, logger: Logger
+        store: DashboardStore, settings: DashboardSettings, sessions: any PersistDriver, logger: Logger, check: PasswordCheck = PasswordCheck()
     ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
         router.add(middleware: HostCheckMiddleware(allowed: settings.allowedHosts))
@@ -27,7 +28,7 @@ enum DashboardRoutes {
         }
         router.get("dashboard.js") { _, _ in WebAsset.script }
         router.get("dashboard.css") { _, _ in WebAsset.style }
-        LoginController(access: settings.access, check: PasswordCheck(), sessionLifetime: settings.sessionLifetime, logger: logger)
+        LoginController(access: settings.access, check: check, sessionLifetime: settings.sessionLifetime, logger: logger)
             .addRoutes(to: router)
         router.group().add(middleware: RequireViewerMiddleware(kind: .page))
             .get("/") { _, _ in WebAsset.page }

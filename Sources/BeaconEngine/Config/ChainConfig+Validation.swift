@@ -2,15 +2,18 @@ public import BeaconCore
 
 extension ChainConfig {
     /// Floor-plan coordinates are metres in a local frame (or a projected one, e.g. Lambert-93's
-    /// ~10^6 m); beyond ±10^8 m a squared distance loses all precision and the likelihoods overflow.
-    static let maxCoordinate = 1e8
+    /// ~10^6 m); beyond the wire's bound a squared distance loses all precision and the likelihoods
+    /// overflow.
+    static let maxCoordinate = WireBounds.maxCoordinate
     static func isCoordinate(_ x: Double) -> Bool { abs(x) <= maxCoordinate }
 
     /// Every problem with this config, each with its JSON path; empty when the config is usable.
     ///
     /// Checks what would otherwise make a half-working aggregator: ids and numbers out of range,
     /// duplicates, gateways in unknown stores or sections, sections no gateway can hear, adjacency to
-    /// sections that do not exist, and tuning values that make no sense.
+    /// sections that do not exist, tuning values that make no sense, and anything the wire would
+    /// refuse (``WireBounds``: names, polygons, a store's layout), which would leave a store blank
+    /// on every dashboard.
     public func validate() -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         if !Self.isUUID(siteUUID) {
@@ -19,6 +22,7 @@ extension ChainConfig {
         if stores.isEmpty { issues.append(ConfigIssue(path: "$.stores", message: "no store is configured")) }
         let sectionsByStore = validateStores(into: &issues)
         validateGateways(sectionsByStore: sectionsByStore, into: &issues)
+        validateLayouts(into: &issues)
         issues += tuning.validate()
         return issues
     }
@@ -39,9 +43,10 @@ extension ChainConfig {
                 storePaths[store.major] = path
             }
             if store.sections.isEmpty { issue("\(path).sections", "store \(store.major) has no section") }
-            if store.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                issue("\(path).name", "is empty: events and occupancy carry the store's name")
+            if store.sections.count > WireBounds.maxSectionsPerStore {
+                issue("\(path).sections", "store \(store.major) has \(store.sections.count) sections; its layout on the wire carries at most \(WireBounds.maxSectionsPerStore)")
             }
+            if let problem = Self.nameProblem(store.name, kind: "store name") { issue("\(path).name", problem) }
             if let h = store.mountHeight, !(h.isFinite && (0...20).contains(h)) {
                 issue("\(path).mount_height_m", "\(h) m is not a plausible height of the gateways above a phone (0…20)")
             }
@@ -68,6 +73,8 @@ extension ChainConfig {
             if let polygon = section.polygon {
                 if polygon.count < 3 {
                     issue("\(spath).polygon", "a polygon needs at least 3 points, it has \(polygon.count)")
+                } else if polygon.count > WireBounds.maxPolygonPoints {
+                    issue("\(spath).polygon", "a polygon has at most \(WireBounds.maxPolygonPoints) points on the wire (the store's layout), it has \(polygon.count)")
                 }
                 for (k, point) in polygon.enumerated() where point.count != 2 || !point.allSatisfy(Self.isCoordinate) {
                     issue("\(spath).polygon[\(k)]", "a point is [x, y] in metres, each within ±\(Int(Self.maxCoordinate))")
@@ -75,9 +82,7 @@ extension ChainConfig {
             } else if section.streetDoor {
                 issue("\(spath).street_door", "a street door is placed on the section's polygon, and this section has none")
             }
-            if section.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                issue("\(spath).name", "is empty: events and occupancy carry the section's name")
-            }
+            if let problem = Self.nameProblem(section.name, kind: "section name") { issue("\(spath).name", problem) }
         }
         for (j, section) in store.sections.enumerated() {
             for (k, other) in (section.adjacent ?? []).enumerated() {
@@ -96,6 +101,7 @@ extension ChainConfig {
         func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
         var gatewayPaths: [String: String] = [:]
         var heard: Set<[Int]> = []
+        var perStore: [Int: Int] = [:]
         for (i, gateway) in gateways.enumerated() {
             let path = "$.gateways[\(i)]"
             do {
@@ -107,6 +113,10 @@ extension ChainConfig {
                 issue("\(path).id", "gateway \(gateway.id) is already defined at \(first)")
             } else {
                 gatewayPaths[gateway.id] = path
+            }
+            perStore[gateway.store, default: 0] += 1
+            if perStore[gateway.store] == WireBounds.maxGatewaysPerStore + 1 {
+                issue("\(path).store", "store \(gateway.store) has more than \(WireBounds.maxGatewaysPerStore) gateways, the most its layout on the wire carries")
             }
             if let sections = sectionsByStore[gateway.store] {
                 if sections.contains(gateway.section) {
@@ -132,6 +142,61 @@ extension ChainConfig {
                 issue("$.stores[\(i)].sections[\(j)]", "section \(section.minor) of store \(store.major) has no gateway, so nobody could ever be located there")
             }
         }
+    }
+
+    /// What is wrong with a store's or section's name (`kind`), or nil: it must hold more than
+    /// spaces, and keep the rules every reader of the wire holds (``DisplayName``).
+    static func nameProblem(_ name: String, kind: String) -> String? {
+        guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            return "is empty: events and occupancy carry the \(kind)"
+        }
+        do {
+            try DisplayName.check(name, kind: kind)
+            return nil
+        } catch IdentityError.tooLong(_, let length, let limit) {
+            return "\(kind) is \(length) bytes long; events, states, occupancy and layouts carry at most \(limit), and every reader refuses more"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Each store's layout (`<root>/stores/<store>/layout`) as the aggregator will publish it
+    /// must fit in one payload (``WireBounds/maxPayloadBytes``): counted, not encoded.
+    private func validateLayouts(into issues: inout [ConfigIssue]) {
+        var gatewaysByStore: [Int: [Gateway]] = [:]
+        for gateway in gateways { gatewaysByStore[gateway.store, default: []].append(gateway) }
+        for (i, store) in stores.enumerated() {
+            var size = LayoutSize(major: store.major, name: store.name)
+            let adjacency = Self.symmetricAdjacency(of: store)
+            for section in store.sections {
+                size.addSection(
+                    minor: section.minor, name: section.name, polygon: section.polygon, adjacent: adjacency?[section.minor].map(Array.init),
+                    streetDoor: section.streetDoor)
+            }
+            for gateway in gatewaysByStore[store.major] ?? [] {
+                size.addGateway(id: gateway.id, minor: gateway.section, position: gateway.position)
+            }
+            if size.bytes > WireBounds.maxPayloadBytes {
+                issues.append(ConfigIssue(
+                    path: "$.stores[\(i)]",
+                    message: "store \(store.major)'s layout would be \(size.bytes) bytes, over the \(WireBounds.maxPayloadBytes) every reader of the wire accepts: fewer polygon points, sections or gateways"))
+            }
+        }
+    }
+
+    /// The minors each section of `store` is adjacent to once made symmetric (as resolving does),
+    /// or nil when the store gives no adjacency.
+    static func symmetricAdjacency(of store: Store) -> [Int: Set<Int>]? {
+        guard store.sections.contains(where: { $0.adjacent != nil }) else { return nil }
+        var adjacency: [Int: Set<Int>] = [:]
+        for section in store.sections {
+            adjacency[section.minor, default: []].formUnion([])
+            for other in section.adjacent ?? [] {
+                adjacency[section.minor, default: []].insert(other)
+                adjacency[other, default: []].insert(section.minor)
+            }
+        }
+        return adjacency
     }
 
     /// True for the canonical 8-4-4-4-12 hex form (either case).
@@ -181,6 +246,8 @@ extension Tuning {
         check(fingerprintSwitchOdds.isFinite && (1...1e6).contains(fingerprintSwitchOdds), "fingerprint_switch_odds", "must be 1…1000000")
         check(positionSwitchOdds.isFinite && (1.01...1e6).contains(positionSwitchOdds), "position_switch_odds", "must be 1.01…1000000")
         check(deviceSpreadDB.isFinite && (0...20).contains(deviceSpreadDB), "device_spread_db", "must be 0…20 dB")
+        check((1...1_000_000).contains(maxNewDevicesPerGatewayPerSecond), "max_new_devices_per_gateway_s",
+              "must be 1…1000000 new devices per gateway per second")
         return issues
     }
 }

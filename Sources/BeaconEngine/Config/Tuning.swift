@@ -141,6 +141,13 @@ public struct Tuning: Encodable, Sendable, Equatable {
     /// The `fingerprint` rule learns each device's offset as it goes and weighs the fingerprints
     /// around it; 0 takes every device to be heard as the tag was.
     public var deviceSpreadDB: Double = 5
+    /// `max_new_devices_per_gateway_s` (default 500): how many devices the chain is not tracking
+    /// yet one gateway may bring in per second of its batches' time, with a second's worth at
+    /// once; sightings of further new devices are dropped and counted (the aggregator's
+    /// `new_device_limit`), so that one compromised gateway login cannot flood the chain with
+    /// invented devices. Devices already tracked are never limited. The simulator's busiest
+    /// gateway brings in far fewer (docs/CONFIGURATION.md).
+    public var maxNewDevicesPerGatewayPerSecond: Int = 500
 
     public init() {}
 
@@ -156,6 +163,7 @@ public struct Tuning: Encodable, Sendable, Equatable {
         case windowSeconds = "window_s", sectionStaySeconds = "section_stay_s", outsideStaySeconds = "outside_stay_s"
         case hmmSwitchOdds = "hmm_switch_odds", fingerprintSwitchOdds = "fingerprint_switch_odds"
         case positionSwitchOdds = "position_switch_odds", deviceSpreadDB = "device_spread_db"
+        case maxNewDevicesPerGatewayPerSecond = "max_new_devices_per_gateway_s"
     }
 
     /// Reads the chain's `tuning` object: each key that is there replaces its default; one that
@@ -188,6 +196,7 @@ public struct Tuning: Encodable, Sendable, Equatable {
         o.read(.fingerprintSwitchOdds, into: &fingerprintSwitchOdds)
         o.read(.positionSwitchOdds, into: &positionSwitchOdds)
         o.read(.deviceSpreadDB, into: &deviceSpreadDB)
+        o.read(.maxNewDevicesPerGatewayPerSecond, into: &maxNewDevicesPerGatewayPerSecond)
         o.comment()
     }
 }

@@ -73,7 +73,8 @@ extension ObjectReader {
             }
             let number = json_object_get_double(element)
             guard StoreLayout.coordinateRange.contains(number) else {  // false for NaN as well
-                throw WireError(field: "\(field)[\(index)]", reason: .outOfRange(value: Self.text(of: element), bounds: "-100000000…100000000 m"))
+                let limit = WireNumbers.plain(StoreLayout.coordinateLimit)
+                throw WireError(field: "\(field)[\(index)]", reason: .outOfRange(value: Self.text(of: element), bounds: "-\(limit)…\(limit) m"))
             }
             coordinates.append(number)
         }

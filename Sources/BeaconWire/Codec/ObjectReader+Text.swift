@@ -40,6 +40,27 @@ extension ObjectReader {
         return buffer
     }
 
+    /// A required store or section name: at most ``WireBounds/maxNameBytes`` bytes, and the
+    /// characters ``DisplayName`` allows (no controls, no bidirectional controls).
+    func name(_ key: StaticString) throws(WireError) -> String {
+        try name(required(key, .string), key)
+    }
+
+    /// An optional store or section name.
+    func optionalName(_ key: StaticString) throws(WireError) -> String? {
+        guard let value = optional(key) else { return nil }
+        return try name(value, key)
+    }
+
+    private func name(_ value: OpaquePointer, _ key: StaticString) throws(WireError) -> String {
+        let text = try string(value, key, maxLength: WireBounds.maxNameBytes)
+        guard let problem = DisplayName.unfitCharacter(in: text) else { return text }
+        throw WireError(
+            field: path.appending(key),
+            reason: .invalidValue(
+                value: DisplayName.printable(text), expected: "a name without control characters, line separators or bidirectional controls (\(problem))"))
+    }
+
     /// A required device id, validated on the borrowed bytes so only a valid id allocates.
     func deviceID(_ key: StaticString) throws(WireError) -> DeviceID {
         try deviceID(required(key, .string), key)

@@ -1,11 +1,16 @@
+public import BeaconCore
+
 /// Bounds a decoder enforces before it trusts a payload; every one is checked without a clock.
 ///
 /// The defaults suit production: a gateway that batches one second of a busy section sends far
 /// less than 4000 sightings and 512 KiB, and a payload over the size bound is rejected before a
-/// byte of it is parsed. UTF-8 is always validated (before json-c parses, see `UTF8Validation`) and the
+/// byte of it is parsed. The bounds of what a store's description may hold (names, polygons,
+/// sections, the payload size the chain config is checked against) are BeaconCore's
+/// ``WireBounds``, the same for every reader. UTF-8 is always validated (before json-c parses, see `UTF8Validation`) and the
 /// parser always runs in strict mode; neither is configurable.
 public struct WireLimits: Sendable, Hashable {
-    /// The largest payload accepted, in bytes (default 512 KiB). Larger ones fail with
+    /// The largest payload accepted, in bytes (default ``WireBounds/maxPayloadBytes``, 512 KiB:
+    /// the bound the chain config holds a store's layout to). Larger ones fail with
     /// ``WireError/Reason/payloadTooLarge(size:limit:)`` before parsing.
     public var maxPayloadBytes: Int
     /// The most sightings one ``SightingBatch`` may carry (default 4000).
@@ -31,7 +36,7 @@ public struct WireLimits: Sendable, Hashable {
 
     /// Creates limits; every parameter defaults to the production value.
     public init(
-        maxPayloadBytes: Int = 512 * 1024, maxSightings: Int = 4000, maxMapEntries: Int = 1024,
+        maxPayloadBytes: Int = WireBounds.maxPayloadBytes, maxSightings: Int = 4000, maxMapEntries: Int = 1024,
         maxDepth: Int = 8, timeRange: ClosedRange<Int64> = earliestTime...latestTime
     ) {
         self.maxPayloadBytes = maxPayloadBytes

@@ -1,8 +1,10 @@
+import BeaconCore
+
 /// Text conventions shared by every payload: how long free-text fields may be, and the checks
 /// for structured strings.
 enum WireText {
-    /// Store and section names, in bytes.
-    static let maxNameLength = 128
+    /// Store and section names, in bytes (``WireBounds/maxNameBytes``, which the chain config holds too).
+    static let maxNameLength = WireBounds.maxNameBytes
     /// Software versions and adapter names, in bytes.
     static let maxVersionLength = 64
     /// An aggregator's `stores` list, in bytes.

@@ -39,7 +39,7 @@ extension Occupancy {
         try decoder.read(bytes) { root throws(WireError) in
             Occupancy(
                 region: try root.region(),
-                name: try root.optionalString("name", maxLength: WireText.maxNameLength),
+                name: try root.optionalName("name"),
                 count: Int(try root.count("count")),
                 time: try root.time("t"))
         }

@@ -67,14 +67,15 @@ public struct StoreLayout: WirePayload, Hashable {
         }
     }
 
-    /// The most sections a layout carries (and the most minors in one `"adjacent"` list).
-    public static let maxSections = 1024
-    /// The most gateways a layout carries.
-    public static let maxGateways = 4096
-    /// The most points of one section's polygon.
-    public static let maxPolygonPoints = 1024
-    /// The largest coordinate, in metres either way: the chain config's own bound.
-    public static let coordinateLimit = 100_000_000.0
+    /// The most sections a layout carries (and the most minors in one `"adjacent"` list):
+    /// ``WireBounds/maxSectionsPerStore``, which the chain config holds too.
+    public static let maxSections = WireBounds.maxSectionsPerStore
+    /// The most gateways a layout carries (``WireBounds/maxGatewaysPerStore``).
+    public static let maxGateways = WireBounds.maxGatewaysPerStore
+    /// The most points of one section's polygon (``WireBounds/maxPolygonPoints``).
+    public static let maxPolygonPoints = WireBounds.maxPolygonPoints
+    /// The largest coordinate, in metres either way (``WireBounds/maxCoordinate``).
+    public static let coordinateLimit = WireBounds.maxCoordinate
     static let coordinateRange = -coordinateLimit...coordinateLimit
 
     /// The store, the iBeacon major (`"major"`); must match the topic.
@@ -134,7 +135,7 @@ extension StoreLayout {
     public static func decode(_ bytes: UnsafeRawBufferPointer, using decoder: WireDecoder) throws(WireError) -> StoreLayout {
         try decoder.read(bytes) { root throws(WireError) in
             let store = try root.uint16("major")
-            let name = try root.string("name", maxLength: WireText.maxNameLength)
+            let name = try root.name("name")
             let time = try root.time("t")
             let sectionList = try root.array("sections", limit: maxSections)
             var sections: [Section] = []
@@ -143,7 +144,7 @@ extension StoreLayout {
                 let item = try sectionList.object(at: index)
                 sections.append(Section(
                     minor: try item.uint16("minor"),
-                    name: try item.string("name", maxLength: WireText.maxNameLength),
+                    name: try item.name("name"),
                     polygon: try item.optionalPolygon("polygon", limit: maxPolygonPoints),
                     adjacent: try item.optionalNumberList("adjacent", limit: maxSections),
                     streetDoor: try item.optionalBool("street_door") ?? false))
