@@ -118,11 +118,12 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The live dashboard: a read-only MQTT consumer and a web page (plain HTML/CSS/JS embedded in
-        // the binary, server-sent events) with a JSON API, behind a login (hummingbird-auth).
+        // the binary, server-sent events) with a JSON API, behind a login (hummingbird-auth); and
+        // beacon-history's reports and charts from its database, read-only.
         .target(
             name: "BeaconDashboard",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconMetricsExport",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconMetricsExport", "BeaconHistory",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -280,7 +281,7 @@ let package = Package(
         .testTarget(
             name: "BeaconDashboardTests",
             dependencies: [
-                "BeaconDashboard", "BeaconWire", "BeaconCore", "BeaconMQTT", "BrokerHarness", "TestSupport",
+                "BeaconDashboard", "BeaconWire", "BeaconCore", "BeaconMQTT", "BeaconHistory", "BrokerHarness", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

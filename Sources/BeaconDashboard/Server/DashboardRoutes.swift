@@ -32,8 +32,9 @@ enum DashboardRoutes {
         router.group().add(middleware: RequireViewerMiddleware(kind: .page))
             .get("/") { _, _ in WebAsset.page }
             .get("stores/:major") { _, _ in WebAsset.page }
-        APIController(store: store).addRoutes(
-            to: router.group("api").add(middleware: NoStoreMiddleware()).add(middleware: RequireViewerMiddleware(kind: .api)))
+        let api = router.group("api").add(middleware: NoStoreMiddleware()).add(middleware: RequireViewerMiddleware(kind: .api))
+        HistoryController(archive: HistoryArchive(path: settings.historyDatabase), clock: store.clock).addRoutes(to: api)
+        APIController(store: store).addRoutes(to: api)
         return router
     }
 }
