@@ -131,9 +131,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // Web/vendor/d3.min.js: Debian's libjs-d3 (BSD-3-Clause), for the history charts.
+            exclude: ["Web/vendor/README.md", "Web/vendor/LICENSE-d3"],
             resources: [
                 .embedInCode("Web/index.html"), .embedInCode("Web/login.html"), .embedInCode("Web/dashboard.css"),
-                .embedInCode("Web/dashboard.js"),
+                .embedInCode("Web/dashboard.js"), .embedInCode("Web/history.html"), .embedInCode("Web/history.js"),
+                .embedInCode("Web/vendor/d3.min.js"),
             ],
             swiftSettings: strict),
         // The history: visits per device (store and section, enter, exit, dwell) from the events and

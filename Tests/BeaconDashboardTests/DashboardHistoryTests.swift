@@ -97,6 +97,28 @@ struct DashboardHistoryTests {
         }
     }
 
+    @Test("the history page, its script and D3 are served from the binary; without a session the page goes to the login and back")
+    func page() async throws {
+        try await RouterClient.with { router in
+            for (path, type, marker) in [
+                ("/stores/101/history", "text/html", #"<script src="/d3.min.js"></script>"#), ("/history.js", "text/javascript", "/api/history/stores/"),
+                ("/d3.min.js", "text/javascript", #"!function(){var d3={version:"3.5.16"}"#), ("/dashboard.js", "text/javascript", "/history"),
+            ] {
+                let response = try await router.get(path)
+                #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix(type) == true, "\(path)")
+                #expect(response.text.contains(marker), "\(path)")
+            }
+        }
+        try await RouterClient.with(access: .login(DashboardLoginTests.users, secureCookie: false)) { router in
+            let page = try await router.get("/stores/101/history")
+            #expect(page.status == .seeOther && page.headers[.location] == "/login?next=/stores/101/history")
+            #expect(try await router.get("/d3.min.js").status == .ok, "the library needs no session, as the page's other files")
+            let (response, _) = try await router.login("ana", "ana-secret", next: "/stores/101/history")
+            #expect(response.status == .seeOther && response.headers[.location] == "/stores/101/history")
+        }
+        #expect(LoginPage.safeNext("/stores/101/history/x") == "/" && LoginPage.safeNext("/stores/history") == "/")
+    }
+
     @Test("a malformed store, time, time zone, window or step is 400, saying which and the forms it takes")
     func badQueries() async throws {
         let path = try await HistoryFill.database(Self.walks)
