@@ -120,11 +120,12 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The live dashboard: a read-only MQTT consumer and a web page (plain HTML/CSS/JS embedded in
-        // the binary, server-sent events) with a JSON API, behind a login (hummingbird-auth).
+        // the binary, server-sent events) with a JSON API, behind a login (hummingbird-auth); and
+        // beacon-history's reports and charts from its database, read-only.
         .target(
             name: "BeaconDashboard",
             dependencies: [
-                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconMetricsExport",
+                "BeaconCore", "BeaconWire", "BeaconMQTT", "BeaconMetricsExport", "BeaconHistory",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -132,9 +133,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // Web/vendor/d3.min.js: Debian's libjs-d3 (BSD-3-Clause), for the history charts.
+            exclude: ["Web/vendor/README.md", "Web/vendor/LICENSE-d3"],
             resources: [
                 .embedInCode("Web/index.html"), .embedInCode("Web/login.html"), .embedInCode("Web/dashboard.css"),
-                .embedInCode("Web/dashboard.js"),
+                .embedInCode("Web/dashboard.js"), .embedInCode("Web/history.html"), .embedInCode("Web/history.js"),
+                .embedInCode("Web/vendor/d3.min.js"),
             ],
             swiftSettings: strict),
         // The history: visits per device (store and section, enter, exit, dwell) from the events and
@@ -282,7 +286,7 @@ let package = Package(
         .testTarget(
             name: "BeaconDashboardTests",
             dependencies: [
-                "BeaconDashboard", "BeaconWire", "BeaconCore", "BeaconMQTT", "BrokerHarness", "TestSupport",
+                "BeaconDashboard", "BeaconWire", "BeaconCore", "BeaconMQTT", "BeaconHistory", "BrokerHarness", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

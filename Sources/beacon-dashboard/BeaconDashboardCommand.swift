@@ -20,7 +20,9 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
         discussion: """
             Subscribes to the aggregators' retained layouts, occupancy, device states and statuses \
             and their events, as a dashboard login of the shipped ACL (make-acl.sh --dashboard), and \
-            serves the page, a JSON API and server-sent events on --listen. See docs/DASHBOARD.md.
+            serves the page, a JSON API and server-sent events on --listen; with --history-database, \
+            each store's history (charts and /api/history) from beacon-history's database. See \
+            docs/DASHBOARD.md.
 
             Runs until SIGTERM or SIGINT (exit 0). A broker that cannot be reached or refuses the login \
             is shown on the page and retried; a --listen address that cannot be bound exits 69, a \
@@ -36,6 +38,9 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
 
     @Option(help: "Where to serve the page and the API, HOST:PORT (0.0.0.0:8080 for every interface).")
     var listen = "127.0.0.1:8080"
+
+    @Option(help: "The SQLite database beacon-history run writes, read only: each store's history page and /api/history (none: no history).")
+    var historyDatabase: String?
 
     /// The login, the names the page is reached by, the listener's limits.
     @OptionGroup
@@ -71,7 +76,12 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
             mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port,
             access: try page.access())
         page.apply(to: &settings)
+        settings.historyDatabase = historyDatabase
         let logger = Logger(label: "beaconnet.dashboard")
+        if let historyDatabase, !FileManager.default.fileExists(atPath: historyDatabase) {
+            // The recorder may start later and make it; until then the history answers 503.
+            logger.warning("--history-database \(historyDatabase) does not exist yet: history is unavailable until beacon-history run makes it")
+        }
         try await BrokerPreflight.check(mqtt, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: DashboardApplication.service(settings: settings, logger: logger))],

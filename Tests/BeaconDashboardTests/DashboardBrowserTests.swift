@@ -5,7 +5,8 @@ import Testing
 /// The page in a real browser (Debian's `chromium`, headless) against a real broker, the real
 /// aggregator and the simulator: it shows the stores, occupancy changes as shoppers move without a
 /// reload, an unknown store and a lost broker are said on the page — after a login through the
-/// login page, which refuses a wrong password first. Screenshots are kept in
+/// login page, which refuses a wrong password first; and a store's history charts over a day of
+/// visits written by beacon-history's own visit logic and store. Screenshots are kept in
 /// `.build/test-artifacts/` (docs/DASHBOARD.md).
 @Suite(
     "Dashboard: the page in headless Chromium", .serialized, .timeLimit(.minutes(5)),
@@ -17,11 +18,13 @@ struct DashboardBrowserTests {
     @Test("the page shows the stores, occupancy changes live, and bad states are said, not blank")
     func page() async throws {
         try FileManager.default.createDirectory(atPath: Self.artifacts, withIntermediateDirectories: true)
-        try await withDashboardStack { stack in
+        let history = try await HistoryFill.database(HistoryFill.day(Self.historyDay))
+        try await withDashboardStack(historyDatabase: history) { stack in
             let browser = try await HeadlessChromium.launch(in: try TestDirectory.make("chromium").path)
             do {
                 try await Self.logIn(browser, stack)
                 try await Self.liveStores(browser, stack)
+                try await Self.history(browser, stack)
                 try await Self.unknownStore(browser, stack)
                 try await Self.brokerGone(browser, stack)
                 await browser.close()
@@ -96,6 +99,41 @@ struct DashboardBrowserTests {
         }
         #expect(try await browser.evaluate("document.querySelector('.legend').textContent.includes('no count yet')") == "true")
         try await browser.screenshot(to: artifacts + "/dashboard.png")
+    }
+
+    /// 2025-11-26 00:00 UTC: the day of the history database.
+    static let historyDay: Int64 = 1_764_115_200_000
+
+    /// The live page links to a store's history; its date picker shows a day's four charts.
+    static func history(_ browser: HeadlessChromium, _ stack: DashboardStack) async throws {
+        _ = try await browser.evaluate("(() => { document.querySelector('#store-101 a[data-role=history-link]').click(); return true; })()")
+        _ = try await pollAsync("the history page, from the live page's link", within: .seconds(30)) {
+            try await browser.evaluate("location.pathname === '/stores/101/history' && document.body.dataset.charts === 'drawn'") == "true" ? true : nil
+        }
+        // The browser's day is today's, with no visits: the page says so, then the picker asks for the filled day.
+        #expect(try await browser.evaluate("document.getElementById('history-summary').textContent") == #""No visits recorded that day.""#)
+        #expect(try decode(String.self, try await browser.evaluate("document.getElementById('zone').textContent")) == "hours in UTC",
+                "the test's day is a UTC day: the machine's zone, which headless Chromium takes")
+        _ = try await browser.evaluate("""
+            (() => { const day = document.getElementById('day'); day.value = '2025-11-26';
+              day.dispatchEvent(new Event('change')); return true; })()
+            """)
+        let shown = "[document.body.dataset.charts, document.querySelectorAll('#occupancy-chart path.line').length, document.querySelectorAll('#footfall-chart rect.bar').length, document.querySelectorAll('#dwell-chart g.dwell').length, document.querySelectorAll('#flow-chart g.cell').length]"
+        let counts = try await pollAsync("the four charts of the day drawn", within: .seconds(30)) {
+            let counts = try decode([String?].self, try await browser.evaluate("\(shown).map(String)"))
+            return counts.first == "drawn" && counts[1] != "0" ? counts : nil
+        }
+        // Five sections; 24 hours; the whole store and its five sections; the moves the walks make.
+        let walks = HistoryFill.day(Self.historyDay)
+        let moves = Set(walks.flatMap { walk in zip(walk.sections.dropLast(), walk.sections.dropFirst()).map { "\($0.section)→\($1.section)" } })
+        #expect(counts == ["drawn", "5", "24", "6", "\(moves.count)"])
+        let summary = try decode(String.self, try await browser.evaluate("document.getElementById('history-summary').textContent"))
+        #expect(summary.hasPrefix("\(walks.count) visits by \(walks.count) devices"), "\(summary)")
+        #expect(try await browser.evaluate("location.search") == #""?date=2025-11-26""#)
+        let bars = try decode([Double].self, try await browser.evaluate(
+            "[...document.querySelectorAll('#footfall-chart rect.bar')].map(r => r.getBBox().height)"))
+        #expect(bars.filter { $0 > 0 }.count == 12, "visits begin in the 12 hours from 08:00 to 19:59")
+        try await browser.screenshot(to: artifacts + "/dashboard-history.png")
     }
 
     /// `/stores/999`: a message, not a blank page.

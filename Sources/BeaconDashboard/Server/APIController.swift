@@ -48,10 +48,7 @@ struct APIController {
 
     @Sendable func storeView(_ request: Request, context: Context) throws -> StoreView {
         let scope = try context.requireIdentity().scope
-        let text = context.parameters.get("major") ?? ""
-        guard let major = StoreNumber(text), String(major) == text else {
-            throw HTTPError(.badRequest, message: "\(text) is not a store number (a decimal 0–65535, the iBeacon major)")
-        }
+        let major = try Self.storeNumber(context.parameters.get("major") ?? "")
         guard scope.admits(major) else {
             throw HTTPError(.forbidden, message: "this login may see stores \(scope) only")
         }
@@ -62,6 +59,14 @@ struct APIController {
             throw HTTPError(.notFound, message: "store \(major) is not known: no aggregator has published its layout or a count. Known stores: \(list)")
         }
         return view
+    }
+
+    /// `text` as a store number; a 400 for anything but a decimal 0–65535.
+    static func storeNumber(_ text: String) throws(HTTPError) -> StoreNumber {
+        guard let major = StoreNumber(text), String(major) == text else {
+            throw HTTPError(.badRequest, message: "\(text) is not a store number (a decimal 0–65535, the iBeacon major)")
+        }
+        return major
     }
 
     @Sendable func deviceView(_ request: Request, context: Context) throws -> DeviceView {

@@ -4,7 +4,8 @@ import Logging
 
 /// The dashboard's HTTP surface, in the order a request meets it: the `Host` check, the security
 /// headers, the session (or `--no-login`'s open access); then the login, the page's files, the
-/// pages (a login first) and the JSON API with the event stream under `/api` (``APIController``).
+/// pages (a login first) and the JSON API with the event stream under `/api` (``APIController``,
+/// and ``HistoryController`` for `/api/history`).
 enum DashboardRoutes {
     /// A router over `store` for `settings`, keeping sessions in `sessions`, checking passwords
     /// with `check`.
@@ -28,13 +29,17 @@ enum DashboardRoutes {
         }
         router.get("dashboard.js") { _, _ in WebAsset.script }
         router.get("dashboard.css") { _, _ in WebAsset.style }
+        router.get("history.js") { _, _ in WebAsset.historyScript }
+        router.get("d3.min.js") { _, _ in WebAsset.d3 }
         LoginController(access: settings.access, check: check, sessionLifetime: settings.sessionLifetime, logger: logger)
             .addRoutes(to: router)
         router.group().add(middleware: RequireViewerMiddleware(kind: .page))
             .get("/") { _, _ in WebAsset.page }
             .get("stores/:major") { _, _ in WebAsset.page }
-        APIController(store: store).addRoutes(
-            to: router.group("api").add(middleware: NoStoreMiddleware()).add(middleware: RequireViewerMiddleware(kind: .api)))
+            .get("stores/:major/history") { _, _ in WebAsset.historyPage }
+        let api = router.group("api").add(middleware: NoStoreMiddleware()).add(middleware: RequireViewerMiddleware(kind: .api))
+        HistoryController(archive: HistoryArchive(path: settings.historyDatabase), clock: store.clock).addRoutes(to: api)
+        APIController(store: store).addRoutes(to: api)
         return router
     }
 }

@@ -37,14 +37,13 @@ struct LoginPage: ResponseGenerator {
             body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 
-    /// `path` when it is one of the dashboard's pages (`/`, `/stores/<major>`), else `/`: the
-    /// login never sends a browser elsewhere.
+    /// `path` when it is one of the dashboard's pages (`/`, `/stores/<major>`,
+    /// `/stores/<major>/history`), else `/`: the login never sends a browser elsewhere.
     static func safeNext(_ path: String?) -> String {
-        guard let path else { return "/" }
-        if path.hasPrefix("/stores/"), !path.dropFirst("/stores/".count).isEmpty,
-           path.dropFirst("/stores/".count).allSatisfy(\.isASCII), path.dropFirst("/stores/".count).allSatisfy(\.isNumber) {
-            return path
-        }
-        return "/"
+        guard let path, path.hasPrefix("/stores/") else { return "/" }
+        var store = path.dropFirst("/stores/".count)
+        if store.hasSuffix("/history") { store = store.dropLast("/history".count) }
+        guard !store.isEmpty, store.allSatisfy(\.isASCII), store.allSatisfy(\.isNumber) else { return "/" }
+        return path
     }
 }

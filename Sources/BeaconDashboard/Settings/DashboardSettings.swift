@@ -47,6 +47,9 @@ public struct DashboardSettings: Sendable {
     public var maxAggregators = 1_000
     /// The most event streams (pages) open at once; past it a page is refused (503) and counted.
     public var maxEventStreams = 100
+    /// The SQLite file `beacon-history run` writes, read (never written) for `/api/history` and
+    /// the history pages; nil when the dashboard serves no history.
+    public var historyDatabase: String?
 
     /// Settings for a dashboard reading `mqtt` under `scheme`, serving on `listenHost:listenPort`
     /// to whom `access` lets in.

@@ -122,6 +122,8 @@ function storeCard(store) {
   else if (!store.has_layout) card.append(el('p', { class: 'muted' }, 'No layout published for this store yet: counts only.'));
   else card.append(el('p', { class: 'muted' }, 'The layout has no section polygons: counts only.'));
   card.append(sectionTable(store));
+  card.append(el('p', { class: 'history-link' },
+    el('a', { href: `/stores/${store.major}/history`, 'data-role': 'history-link' }, 'History: occupancy, footfall, dwell, flows')));
   return card;
 }
 

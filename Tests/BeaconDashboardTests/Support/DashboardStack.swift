@@ -70,8 +70,9 @@ struct DashboardStack: Sendable {
 
 /// Runs `body` with a ``DashboardStack`` whose three stores are on the dashboard (layouts
 /// published and read), and always stops the programs (SIGTERM, newest first) and the broker.
+/// The dashboard reads `historyDatabase` (`--history-database`) when one is given.
 func withDashboardStack<T>(
-    isolation: isolated (any Actor)? = #isolation,
+    isolation: isolated (any Actor)? = #isolation, historyDatabase: String? = nil,
     _ body: (DashboardStack) async throws -> T
 ) async throws -> T {
     let aggregatorBinary = try DashboardStack.binary("beacon-aggregator")
@@ -88,7 +89,7 @@ func withDashboardStack<T>(
         let password = try await DashboardStack.makeUsers(in: directory)
         let dashboard = try ChildProcess(executable: dashboardBinary, arguments: [
             "--port", port, "--listen", "127.0.0.1:\(httpPort)", "--client-id", "dashboard-test", "--users", "\(directory)/users",
-        ], outputFile: "\(directory)/dashboard.log")
+        ] + (historyDatabase.map { ["--history-database", $0] } ?? []), outputFile: "\(directory)/dashboard.log")
         let sim = try ChildProcess(executable: simBinary, arguments: [
             "run", "--host", "127.0.0.1", "--port", port, "--rate", "10", "--duration", "3000", "--seed", "7",
             "--arrival-interval", "5", "--truth", "\(directory)/truth.txt",
