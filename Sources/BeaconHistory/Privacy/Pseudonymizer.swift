@@ -30,7 +30,12 @@ public struct Pseudonymizer: Sendable {
 
     /// `device`'s pseudonym under a period key from ``periodKey(_:)``.
     func pseudonym(of device: DeviceID, key: SymmetricKey) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Array(device.rawValue.utf8), using: key)
+        pseudonym(of: device.rawValue, key: key)
+    }
+
+    /// The first 128 bits of the HMAC of `text` under `key`, in hex.
+    private func pseudonym(of text: String, key: SymmetricKey) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: key)
         var text: [UInt8] = []
         text.reserveCapacity(32)
         for byte in code.prefix(16) {
@@ -45,14 +50,10 @@ public struct Pseudonymizer: Sendable {
     /// A short fingerprint of the secret (not of any device), kept in the database to notice a
     /// secret that changed between runs: the open visits could not be matched to their devices.
     public var secretFingerprint: String {
-        pseudonym(of: DeviceID.fingerprintLabel, key: secret)
+        pseudonym(of: Self.fingerprintLabel, key: secret)
     }
-}
 
-extension DeviceID {
-    /// The label whose HMAC under the bare secret is its fingerprint: not a device id any edge
-    /// publishes (no prefix of theirs).
-    static let fingerprintLabel: DeviceID = {
-        do { return try DeviceID("beaconnet-history-secret-fingerprint") } catch { preconditionFailure("\(error)") }
-    }()
+    /// The label whose HMAC under the bare secret is its fingerprint: not the shape of any device
+    /// id, so no device's pseudonym is ever the fingerprint.
+    private static let fingerprintLabel = "beaconnet-history-secret-fingerprint"
 }

@@ -6,9 +6,11 @@ import BeaconWire
 enum Wire {
     static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
 
-    /// A device id from a short name.
+    /// A device id from a short name: a number is the minor itself, a word becomes one
+    /// (an iBeacon's minor is a number 0-65535).
     static func device(_ name: String) -> DeviceID {
-        do { return try DeviceID("ib-\(uuid)-1000-\(name)") } catch { preconditionFailure("\(error)") }
+        let minor = UInt16(name) ?? UInt16(name.unicodeScalars.reduce(0) { ($0 * 131 + Int($1.value)) % 65_536 })
+        do { return try DeviceID("ib-\(uuid)-1000-\(minor)") } catch { preconditionFailure("\(error)") }
     }
 
     /// A store (`section` nil) or section enter.
