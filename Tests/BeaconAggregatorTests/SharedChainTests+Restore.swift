@@ -22,6 +22,16 @@ extension SharedChainTests {
                                               retained: [Self.state(.inside, store: 1, lastSeen: Self.t0 + 9_000, seq: 3)], stores: all, now: now)
         #expect(pending.states.map(\.presence) == [.inside] && pending.states.map(\.sequence) == [3])
         #expect(pending.exits == [Fixture.phone.rawValue: Self.t0 + 9_000], "decided again at the file's exit time")
+        // A section change reached the broker (seq 4), decided at the watermark, behind the
+        // sightings that the snapshot of seq 3 had heard: the topic's decision, heard until the
+        // file's time — not seq 3, whose successor would reuse seq 4 for whatever comes next.
+        var published = Self.state(.inside, store: 1, lastSeen: Self.t0 + 8_000, seq: 4)
+        published.since = Self.t0 + 1_000
+        var snapshotted = Self.state(.inside, store: 1, lastSeen: Self.t0 + 9_000, seq: 3)
+        snapshotted.since = Self.t0 + 1_000
+        let changed = SharedStateArbiter.restorable(fromFile: [snapshotted], retained: [published], stores: all, now: now)
+        #expect(changed.states.map(\.sequence) == [4] && changed.states.map(\.lastSeen) == [Self.t0 + 9_000])
+        #expect(changed.exits.isEmpty && changed.republish.isEmpty)
         // The exit did reach the broker: outside either way.
         let done = SharedStateArbiter.restorable(fromFile: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)],
                                            retained: [Self.state(.outside, store: 1, lastSeen: Self.t0 + 9_000, seq: 6)], stores: all, now: now)

@@ -60,17 +60,30 @@ extension SharedStateArbiter {
     }
 
     /// Which of two states of a device is newer (see ``newest(_:)``).
-    static func order(_ s: DeviceState) -> (Int64, Int64, UInt64) { (s.lastSeen, s.since, s.sequence) }
+    static func order(_ s: DeviceState) -> (Int64, UInt64, Int64) { (s.since, s.sequence, s.lastSeen) }
 
-    /// Per device, the newest state: the one heard last, then the one decided last, then the
-    /// highest sequence number. The sequence alone is not enough: it starts again at 1 for a
-    /// device forgotten and heard again, so a stale snapshot's `inside` could beat the retained
-    /// `outside` decided after it (a failover between instances) and invent an exit.
+    /// Per device, the newest state: the spell begun last (`since`), then the highest sequence
+    /// number, then the one heard last. The sequence alone is not enough: it starts again at 1
+    /// for a device forgotten and heard again, so a stale snapshot's `inside` could beat the
+    /// retained `outside` decided after it (a failover between instances) and invent an exit.
+    /// Nor is the time last heard: within one spell the file is written per sighting and a state
+    /// is published per decision, at the watermark, behind the sightings — a section change on
+    /// the topic, last heard before the snapshot's older state, would be decided again under the
+    /// same `seq` with whatever the restarted run then sees. Two states of one spell keep the
+    /// later time last heard.
     static func newest(_ lists: [DeviceState]...) -> [DeviceState] {
         var best: [String: DeviceState] = [:]
         for list in lists {
-            for state in list where best[state.device.rawValue].map({ order($0) <= order(state) }) ?? true {
-                best[state.device.rawValue] = state
+            for state in list {
+                guard let current = best[state.device.rawValue] else {
+                    best[state.device.rawValue] = state
+                    continue
+                }
+                var (newer, older) = order(current) <= order(state) ? (state, current) : (current, state)
+                if newer.since == older.since && newer.presence == older.presence {
+                    newer.lastSeen = max(newer.lastSeen, older.lastSeen)
+                }
+                best[state.device.rawValue] = newer
             }
         }
         return best.keys.sorted().map { best[$0]! }
