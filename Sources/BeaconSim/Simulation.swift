@@ -43,6 +43,8 @@ public struct Simulation: Sendable {
     var pendingTags: [PendingTag] = []
     /// Current simulated time, Unix ms.
     public private(set) var now: Int64
+    /// Mean time between shopper arrivals per store, s; nil while the doors are closed.
+    public private(set) var arrivalInterval: Double?
 
     /// Time step of the motion model, ms.
     static let tick: Int64 = 100
@@ -69,6 +71,7 @@ public struct Simulation: Sendable {
         sectionBias = SectionBias(chain: chain, sigma: config.sectionBiasSigma, seed: site)
         random = SeededRandom(seed: config.seed)
         now = config.start
+        arrivalInterval = config.arrivalInterval
         gain = chain.gateways.map { _ in 0 }
         seq = chain.gateways.map { _ in 0 }
         pending = chain.gateways.map { _ in [] }
@@ -126,13 +129,23 @@ public struct Simulation: Sendable {
 
     // MARK: - People
 
+    /// From now on, shoppers arrive every `seconds` on average per store (Poisson); nil closes
+    /// the doors: nobody comes in, and those inside leave as they would.
+    public mutating func setArrivals(every seconds: Double?) {
+        if arrivalInterval == nil, seconds != nil {
+            // Doors opening: nobody queued outside while they were closed.
+            for s in nextArrival.indices { nextArrival[s] = max(nextArrival[s], now) }
+        }
+        arrivalInterval = seconds
+    }
+
     mutating func arrivals(until t: Int64) {
         setOffTags(until: t)
-        guard config.shoppers else { return }
+        guard config.shoppers, let interval = arrivalInterval else { return }
         for s in chain.stores.indices {
             while nextArrival[s] <= t {
                 addPerson(store: s, kind: .shopper, inside: false)
-                nextArrival[s] += max(1000, Int64(random.exponential(mean: config.arrivalInterval) * 1000))
+                nextArrival[s] += max(1000, Int64(random.exponential(mean: interval) * 1000))
             }
         }
     }

@@ -1,0 +1,137 @@
+import ArgumentParser
+import BeaconAggregator
+import BeaconCommandLine
+import BeaconCore
+import BeaconEngine
+import BeaconSim
+import BeaconWire
+import Foundation
+
+/// `beacon-sim day`: a whole shop day simulated and decided faster than real time, written as the
+/// events and device states the aggregator would have published — what `beacon-history import`
+/// turns into a day of history (the demo's charts).
+struct Day: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Simulate a shop day and write the aggregator's events and device states, for beacon-history import.",
+        discussion: """
+            Shoppers arrive from --opens to --closes (hours of the day in the machine's time zone, TZ), fewest in \
+            the morning and most late in the afternoon (docs/HISTORY.md); half an hour after closing the last have \
+            left. Every gateway's sightings go through the aggregator's own decisions (as beacon-aggregator replay \
+            does), and the region events and device states it publishes are written as 'topic payload' lines, as \
+            mosquitto_sub -v prints them. Then: beacon-history import --database FILE … EVENTS.
+            """)
+
+    @Option(help: "Chain config with floor polygons (default: the generated 3 stores × 6 sections, as run and chain).")
+    var config: String?
+
+    @Option(help: "Write the events and device states as 'topic payload' lines here.")
+    var events: String
+
+    @Option(help: "The day, YYYY-MM-DD (default: yesterday).")
+    var date: String?
+
+    @Option(help: "The hour the doors open (0–23).")
+    var opens = 8
+
+    @Option(help: "The hour the doors close (1–24, after --opens).")
+    var closes = 20
+
+    @Option(help: "Mean seconds between arrivals per store in the busiest hour.")
+    var busiestArrivalInterval = 20.0
+
+    @Option(help: "Random seed: the same seed gives the same day.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Topic root.")
+    var topicRoot = "beaconnet"
+
+    func validate() throws {
+        guard (0...23).contains(opens), (1...24).contains(closes), closes > opens else {
+            throw ValidationError("--opens \(opens) --closes \(closes): give hours 0–24 with the doors opening before they close")
+        }
+        guard busiestArrivalInterval >= 1, busiestArrivalInterval.isFinite else {
+            throw ValidationError("--busiest-arrival-interval \(busiestArrivalInterval) is not 1 s or more")
+        }
+        _ = try midnight()
+        do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
+    }
+
+    /// The start of `--date` (yesterday when not given) in the machine's time zone, Unix ms.
+    func midnight() throws -> Int64 {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.current
+        guard let date else {
+            let today = calendar.startOfDay(for: Date())
+            return Int64((today.timeIntervalSince1970 - 86_400) * 1000)
+        }
+        let parts = date.split(separator: "-").map { Int($0) }
+        guard parts.count == 3, let year = parts[0], let month = parts[1], let day = parts[2],
+              (2000...2099).contains(year),
+              let start = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+              calendar.component(.day, from: start) == day else {
+            throw ValidationError("--date \(date) is not a day as YYYY-MM-DD between 2000 and 2099")
+        }
+        return Int64(start.timeIntervalSince1970 * 1000)
+    }
+
+    func run() throws {
+        let chain = try loadChain(config)
+        let day = FootfallDay(opens: opens, closes: closes, busiestArrivalInterval: busiestArrivalInterval)
+        let midnight = try midnight()
+        var settings = SimulationConfig()
+        settings.seed = seed
+        settings.start = midnight + Int64(opens) * 3_600_000
+        settings.initialShoppers = 0
+        settings.staffPerStore = 0
+        var simulation: Simulation
+        do { simulation = try Simulation(chain: chain, config: settings) } catch {
+            throw ExitCode(.configError, saying: "\(config ?? "the default chain"): \(error)")
+        }
+        guard FileManager.default.createFile(atPath: events, contents: nil), let out = FileHandle(forWritingAtPath: events) else {
+            throw ValidationError(FileProblem.cannotWrite(events, flag: "--events"))
+        }
+        defer { try? out.close() }
+        let scheme = try TopicScheme(root: topicRoot)
+        var processor = MessageProcessor(chain: chain, scheme: scheme, aggregator: try AggregatorID("beacon-sim-day"), stores: .all)
+        let end = midnight + Int64(closes) * 3_600_000 + Self.afterClosing
+        var written = 0
+        var visitors = Set<DeviceID>()
+        while simulation.now < end {
+            simulation.setArrivals(every: day.arrivalInterval(hour: Int((simulation.now - midnight) / 3_600_000)))
+            let (batches, changes) = simulation.nextWindow()
+            visitors.formUnion(changes.filter { $0.store != nil }.map(\.device))
+            var outbound: [Outbound] = []
+            for b in batches {
+                let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
+                    Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
+                })
+                _ = processor.handle(topic: scheme.string(for: .sightings(store: b.store, gateway: b.gateway)), payload: batch.encoded(), now: nil, into: &outbound)
+            }
+            written += try write(outbound, to: out, scheme: scheme)
+        }
+        var outbound: [Outbound] = []
+        processor.drain(to: simulation.now + 120_000, into: &outbound)
+        written += try write(outbound, to: out, scheme: scheme)
+        print("beacon-sim day: \(Walk.clock(settings.start).prefix(5))–\(Walk.clock(end).prefix(5)) UTC, \(chain.stores.count) stores, \(visitors.count) shoppers simulated; \(written) events and device states → \(events)")
+        print("next: beacon-history import --database FILE --pseudonym-secret SECRET \(events)")
+    }
+
+    /// After closing, the simulation goes on this long (ms) with the doors shut: the last shoppers leave.
+    static let afterClosing: Int64 = 1_800_000
+
+    /// Writes the events and device states among `outbound`; returns how many.
+    func write(_ outbound: [Outbound], to out: FileHandle, scheme: TopicScheme) throws -> Int {
+        var text = "", count = 0
+        for o in outbound {
+            switch try? scheme.parse(o.topic) {
+            case .event, .deviceState:
+                text += o.traceLine + "\n"
+                count += 1
+            default:
+                continue
+            }
+        }
+        if !text.isEmpty { try out.write(contentsOf: Data(text.utf8)) }
+        return count
+    }
+}
