@@ -9,7 +9,7 @@ struct BeaconHistoryCommand: AsyncParsableCommand {
         commandName: "beacon-history",
         abstract: "Keep the chain's visits in a database (pseudonymised) and report footfall, dwell, flows and peaks.",
         discussion: "See docs/HISTORY.md.",
-        subcommands: [RunCommand.self, ReportCommand.self],
+        subcommands: [RunCommand.self, ImportCommand.self, ReportCommand.self],
         defaultSubcommand: RunCommand.self)
 
     /// Runs as ArgumentParser's own `main` does, the help ending with the exit statuses.

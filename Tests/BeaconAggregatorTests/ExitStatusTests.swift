@@ -145,9 +145,9 @@ struct ExitStatusTests {
         ("beacon-aggregator", ["check-config"]), ("beacon-aggregator", ["replay"]), ("beacon-aggregator", ["calibrate"]),
         ("beacon-sim", []), ("beacon-sim", ["run"]), ("beacon-sim", ["evaluate"]), ("beacon-sim", ["watch"]),
         ("beacon-sim", ["load"]), ("beacon-sim", ["sweep"]), ("beacon-sim", ["import"]), ("beacon-sim", ["chain"]),
-        ("beacon-sim", ["walk"]), ("beacon-sim", ["quality"]),
+        ("beacon-sim", ["walk"]), ("beacon-sim", ["quality"]), ("beacon-sim", ["day"]),
         ("beacon-dashboard", []),
-        ("beacon-history", []), ("beacon-history", ["run"]), ("beacon-history", ["report"]),
+        ("beacon-history", []), ("beacon-history", ["run"]), ("beacon-history", ["import"]), ("beacon-history", ["report"]),
     ]
 
     @Test("every program's and subcommand's --help ends with the exit statuses, after the options", arguments: commands)

@@ -95,6 +95,9 @@ public final class HistoryRecorder: Sendable {
         }
     }
 
+    /// The events and device states applied so far (repeats and out-of-date ones included).
+    public var applied: Int { state.withLock { $0.book.counters.events + $0.book.counters.states } }
+
     /// Records waiting to be written.
     public var pendingCount: Int { state.withLock { $0.pending.count } }
 }
