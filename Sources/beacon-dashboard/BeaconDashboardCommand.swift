@@ -80,7 +80,7 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
         let logger = Logger(label: "beaconnet.dashboard")
         if let historyDatabase, !FileManager.default.fileExists(atPath: historyDatabase) {
             // The recorder may start later and make it; until then the history answers 503.
-            logger.warning("--history-database \(historyDatabase) does not exist yet: history is unavailable until beacon-history run makes it")
+            logger.warning("--history-database \(historyDatabase) does not exist yet: history is unavailable until beacon-history makes it")
         }
         try await BrokerPreflight.check(mqtt, logger: logger)
         let group = ServiceGroup(configuration: .init(

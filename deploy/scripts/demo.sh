@@ -2,8 +2,9 @@
 # The main job: a private mosquitto on a free loopback port, the simulator publishing as every
 # gateway of the default chain (3 stores × 6 sections × 2–3 gateways), and the aggregator deciding;
 # enter/exit events are shown as they happen, and the live dashboard serves on a loopback port (its
-# URL and a login are printed) until Ctrl-C. Given SECONDS, it ends by itself after that long and
-# prints the evaluation table: BeaconNet beside a nearest-gateway rule on the same sightings.
+# URL and a login are printed, with yesterday simulated for its history charts) until Ctrl-C. Given
+# SECONDS, it ends by itself after that long and prints the evaluation table: BeaconNet beside a
+# nearest-gateway rule on the same sightings.
 #
 #   deploy/scripts/demo.sh                # until Ctrl-C
 #   deploy/scripts/demo.sh SECONDS        # SECONDS of wall time (≥ 10), then the evaluation table
@@ -53,7 +54,13 @@ fi
 BEACONNET_BIN="$bin" "$root/deploy/scripts/make-dashboard-users.sh" "$work/dashboard-users" demo >> "$log"
 demo_password=$(head -n 1 "$work/dashboard-passwords/demo")
 stack_spawn "$bin/beacon-dashboard" --port "$port" --listen "127.0.0.1:$dashboard_port" --users "$work/dashboard-users" \
-    --log-level warning >> "$log"
+    --history-database "$work/history.sqlite" --log-level warning >> "$log"
+# A day of history for the dashboard's charts: yesterday simulated and decided faster than real time,
+# its visits kept by beacon-history (device ids pseudonymised), at low priority beside the live demo.
+history_day=$(date -d yesterday +%F)
+openssl rand -hex 32 > "$work/history-secret"
+stack_spawn nice -n 10 "$root/deploy/scripts/demo-history.sh" "$bin" "$history_day" "$work" "$work/history.sqlite" \
+    "$work/history-secret" "http://127.0.0.1:$dashboard_port/stores/101/history?date=$history_day" "$log"
 
 # Ready when the aggregator says it is online (after restoring states), the watch has its
 # connection and the dashboard answers: events from the first simulated second are then seen.
@@ -75,6 +82,8 @@ Private broker on 127.0.0.1:$port. In another terminal, watch the raw topics wit
     mosquitto_sub -h 127.0.0.1 -p $port -v -t 'beaconnet/#'
 Live dashboard (floor plans, occupancy, events, health): http://127.0.0.1:$dashboard_port/
     log in as demo, password $demo_password
+History charts of $history_day (footfall, occupancy, dwell, flows), simulated in the background in about
+    two minutes: http://127.0.0.1:$dashboard_port/stores/101/history?date=$history_day
 The programs' logs: $log (kept when the demo ends)
 Live events (time · kind · store › section · device):
 TEXT
