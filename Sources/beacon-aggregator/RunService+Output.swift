@@ -54,12 +54,15 @@ extension RunService {
         return (name, input.password)
     }
 
-    /// Exit 69, saying why `failure`'s broker would not have the aggregator, in the flags of that
-    /// broker: `--tls-ca` for the input broker, `--output-tls-ca` for the hub.
-    static func exitCode(for failure: BrokerConnectFailure) -> ExitCode {
+    /// Exit 69, saying why `failure`'s broker would not have the aggregator, in the flags that
+    /// fix it: the hub's (`--output-tls-ca`, …) where it is a broker of its own, else the plain
+    /// ones, which serve both connections.
+    func exitCode(for failure: BrokerConnectFailure) -> ExitCode {
         let role = "an aggregator login (make-acl.sh --aggregator NAME)"
-        return ExitCode(.unavailable, saying: failure.connection == .sightings
-            ? BrokerFailure.message(failure.error, failure.configuration, role: role)
-            : BrokerFailure.message(failure.error, failure.configuration, role: role, flags: OutputBroker.self))
+        let tls = output.login
+        let ownHub = output.host != nil || output.port != nil || tls.tlsCA != nil || tls.tlsCert != nil || tls.tlsKey != nil
+        return ExitCode(.unavailable, saying: failure.connection == .events && ownHub
+            ? BrokerFailure.message(failure.error, failure.configuration, role: role, flags: OutputBroker.self)
+            : BrokerFailure.message(failure.error, failure.configuration, role: role))
     }
 }

@@ -140,7 +140,7 @@ struct RunService: AsyncParsableCommand {
         } catch let failure as BrokerConnectFailure {
             // Refused credentials or certificates, a TLS port: the service logged why; restarting
             // may help once the broker's side or the flags are fixed.
-            throw Self.exitCode(for: failure)
+            throw exitCode(for: failure)
         } catch let error as MetricsListenError {
             throw ExitCode(.unavailable, saying: ListenFailure.message(error.underlying ?? error, address: "\(error.endpoint)", flag: "--metrics"))
         }
