@@ -32,15 +32,15 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "Only these stores, e.g. 1-250,300; default all.")
     var stores: String?
 
-    /// The broker, the sightings connection's login and client id, and the TLS of both connections.
-    @OptionGroup(title: "Broker")
+    /// The shard (or single broker) the sightings and gateway statuses are read from: its
+    /// connection's login and client id, and its MQTT version and TLS.
+    @OptionGroup(title: "Input broker")
     var broker: BrokerOptions
 
-    @Option(help: "Broker user name of the publishing connection (client id <client id>-out), default <username>-out: brokers that bind each login to one client id (the shipped dynamic-security setup) need a login per connection. Give the --username again to use one login for both.")
-    var outUsername: String?
-
-    @Option(help: "File holding that login's password, default the --password-file's -out sibling if one exists (agg-1-out.password beside agg-1.password, or the path with -out appended: make-credentials.sh's passwords/<user>-out), else the --password-file.")
-    var outPasswordFile: String?
+    /// The output hub, where everything is published and the retained states are read back:
+    /// by default the input broker (see ``outputConfiguration(input:)``).
+    @OptionGroup(title: "Output hub (default: the input broker)")
+    var output: OutputBrokerOptions
 
     @Option(help: "Snapshot file of device states, restored at start when newer than the retained ones.")
     var snapshot: String?
@@ -48,8 +48,8 @@ struct RunService: AsyncParsableCommand {
     @Option(help: "How often the snapshot is written, seconds (0.1…86400).")
     var snapshotInterval: Double = 10
 
-    @Option(help: "How long the broker keeps this aggregator's session — and queues its sightings — while it is away (restart, crash), seconds; 0: a clean session, nothing is queued.")
-    var sessionExpiry: Double = 3600
+    @Option(help: "How long the broker keeps this aggregator's session — and queues its sightings — while it is away (restart, crash), seconds (default 3600); 0: a clean session, nothing is queued. MQTT 5 only: on 3.1.1 the session is persistent, kept as long as the broker's own setting says (mosquitto: persistent_client_expiration).")
+    var sessionExpiry: Double?
 
     @Option(help: "Topic root.")
     var topicRoot = "beaconnet"
@@ -75,25 +75,16 @@ struct RunService: AsyncParsableCommand {
         guard (0.1...86_400).contains(statusInterval) else { throw ValidationError("--status-interval \(statusInterval) is not 0.1…86400 seconds") }
         guard (0.1...86_400).contains(snapshotInterval) else { throw ValidationError("--snapshot-interval \(snapshotInterval) is not 0.1…86400 seconds") }
         guard (10...31_536_000).contains(maxBatchAge) else { throw ValidationError("--max-batch-age \(maxBatchAge) is not 10…31536000 seconds") }
-        guard (0...Double(UInt32.max)).contains(sessionExpiry) else { throw ValidationError("--session-expiry \(sessionExpiry) is not 0 … \(UInt32.max) seconds") }
+        if let sessionExpiry {
+            guard (0...Double(UInt32.max)).contains(sessionExpiry) else { throw ValidationError("--session-expiry \(sessionExpiry) is not 0 … \(UInt32.max) seconds") }
+            guard sessionExpiry == 0 || broker.resolvedVersion == .v5 else {
+                throw ValidationError("--session-expiry \(sessionExpiry) needs MQTT 5: a 3.1.1 broker keeps a persistent session as long as its own setting says (mosquitto: persistent_client_expiration); leave it out, or give 0 for a clean session")
+            }
+        }
         if let metrics {
             do { _ = try ListenAddress(parsing: metrics) } catch { throw ValidationError("--metrics \(error)") }
         }
-        guard broker.login.username != nil || (outUsername == nil && outPasswordFile == nil) else { throw ValidationError("--out-username and --out-password-file need --username (the sightings connection's login)") }
-    }
-
-    /// The publishing connection's login: `--out-username` (default `<username>-out`) with the
-    /// password of `--out-password-file`, of the password file's `-out` sibling where one exists
-    /// (``PasswordFiles/publishingSiblings(of:)``), or `password` (the sightings login's). Nil without
-    /// `--username`.
-    func outboundLogin(password: String?) throws -> (username: String, password: String?)? {
-        guard let username = broker.login.username else { return nil }
-        let name = outUsername ?? username + "-out"
-        if let outPasswordFile { return (name, try BrokerLoginOptions.password(from: outPasswordFile, flag: "--out-password-file")) }
-        if let sibling = broker.login.passwordFile.flatMap({ PasswordFiles.publishingSiblings(of: $0).first { FileManager.default.fileExists(atPath: $0) } }) {
-            return (name, try BrokerLoginOptions.password(from: sibling, flag: "--password-file (its -out sibling \(sibling))"))
-        }
-        return (name, password)
+        try validateOutput()
     }
 
     func run() async throws {
@@ -119,8 +110,10 @@ struct RunService: AsyncParsableCommand {
         }
         var mqtt = try broker.configuration(defaultClientID: "beacon-aggregator-\(aggregator)")
         mqtt.inboundBufferCapacity = AggregatorSettings.inboundBuffer
-        mqtt.cleanSession = sessionExpiry == 0
-        mqtt.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
+        let expiry = sessionExpiry ?? 3600
+        mqtt.cleanSession = expiry == 0
+        mqtt.sessionExpiry = .milliseconds(Int64(expiry * 1000))
+        let hub = try outputConfiguration(input: mqtt)
 
         logging.bootstrap()
         let logger = Logger(label: "beaconnet.aggregator")
@@ -129,7 +122,7 @@ struct RunService: AsyncParsableCommand {
         settings.statusInterval = .milliseconds(Int64(statusInterval * 1000))
         settings.snapshotInterval = .milliseconds(Int64(snapshotInterval * 1000))
         settings.eventTimeOnly = eventTime
-        settings.outboundLogin = try outboundLogin(password: mqtt.password)
+        settings.output = hub
         settings.maxBatchAge = .milliseconds(Int64(maxBatchAge * 1000))
         // The metrics endpoint starts first and stops last, so a scrape sees the final counts.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
@@ -144,10 +137,10 @@ struct RunService: AsyncParsableCommand {
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
-        } catch let error as MQTTError {
+        } catch let failure as BrokerConnectFailure {
             // Refused credentials or certificates, a TLS port: the service logged why; restarting
             // may help once the broker's side or the flags are fixed.
-            throw ExitCode(.unavailable, saying: BrokerFailure.message(error, mqtt, role: "an aggregator login (make-acl.sh --aggregator NAME)"))
+            throw exitCode(for: failure)
         } catch let error as MetricsListenError {
             throw ExitCode(.unavailable, saying: ListenFailure.message(error.underlying ?? error, address: "\(error.endpoint)", flag: "--metrics"))
         }

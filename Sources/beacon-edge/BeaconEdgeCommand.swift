@@ -119,6 +119,7 @@ struct BeaconEdgeCommand: AsyncParsableCommand {
         add(["broker", "host"], (broker.host ?? brokerHost).map(JSONValue.string), broker.host == nil ? "--broker-host" : "--host")
         add(["broker", "port"], (broker.port ?? brokerPort).map { .int(Int64($0)) }, broker.port == nil ? "--broker-port" : "--port")
         add(["broker", "client_id"], broker.clientID.map(JSONValue.string), "--client-id")
+        add(["broker", "mqtt_version"], broker.mqttVersion.map { .string($0.description) }, "--mqtt-version")
         add(["broker", "username"], login.username.map(JSONValue.string), "--username")
         add(["broker", "password_file"], login.passwordFile.map(JSONValue.string), "--password-file")
         add(["broker", "tls", "ca_file"], login.tlsCA.map(JSONValue.string), "--tls-ca")

@@ -31,8 +31,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Topic root (as the aggregators').")
     var topicRoot = "beaconnet"
 
-    @Option(help: "How long the broker keeps this recorder's session — and queues its events — while it is away, seconds (at least 1).")
-    var sessionExpiry: Double = 86_400
+    @Option(help: "How long the broker keeps this recorder's session — and queues its events — while it is away, seconds (at least 1; default 86400). MQTT 5 only: on 3.1.1 the session is kept as long as the broker's own setting says (mosquitto: persistent_client_expiration).")
+    var sessionExpiry: Double?
 
     /// Where and how the visits are kept.
     @OptionGroup(title: "Storage")
@@ -43,8 +43,13 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
-        guard (1...Double(UInt32.max)).contains(sessionExpiry) else {
-            throw ValidationError("--session-expiry \(sessionExpiry) is not 1 … \(UInt32.max) seconds: the recorder needs a persistent session")
+        if let sessionExpiry {
+            guard (1...Double(UInt32.max)).contains(sessionExpiry) else {
+                throw ValidationError("--session-expiry \(sessionExpiry) is not 1 … \(UInt32.max) seconds: the recorder needs a persistent session")
+            }
+            guard broker.resolvedVersion == .v5 else {
+                throw ValidationError("--session-expiry needs MQTT 5: a 3.1.1 broker keeps the recorder's persistent session as long as its own setting says (mosquitto: persistent_client_expiration); leave it out")
+            }
         }
         try storage.validate()
     }
@@ -54,7 +59,7 @@ struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "beaconnet.history")
         var mqtt = try broker.configuration(defaultClientID: broker.login.username ?? "beacon-history")
         mqtt.cleanSession = false
-        mqtt.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
+        mqtt.sessionExpiry = .milliseconds(Int64((sessionExpiry ?? 86_400) * 1000))
         // The connection only receives: a reader that falls behind leaves the backlog in the broker.
         mqtt.inboundOverflow = .pauseReading
         mqtt.inboundBufferCapacity = 100_000

@@ -23,7 +23,12 @@ struct CommandLineTests {
         ("beacon-aggregator", ["run", "--config", chain, "--tls-ca", "ca.pem", "--tls-cert", "c.pem"], "--tls-key"),
         ("beacon-aggregator", ["replay", "--config", chain, "--drain", "inf", "-"], "--drain"),
         ("beacon-aggregator", ["run", "--config", chain, "--max-batch-age", "nan"], "--max-batch-age"),
-        ("beacon-aggregator", ["run", "--config", chain, "--out-username", "agg-1-out"], "--out-username"),
+        ("beacon-aggregator", ["run", "--config", chain, "--out-password-file", "p"], "--output-password-file (--out-password-file) needs --output-username or --username"),
+        ("beacon-aggregator", ["run", "--config", chain, "--output-tls-cert", "c.pem", "--output-tls-key", "k.pem"], "--output-tls-ca"),
+        ("beacon-aggregator", ["run", "--config", chain, "--output-port", "0"], "--output-port 0 is not"),
+        ("beacon-aggregator", ["run", "--config", chain, "--mqtt-version", "3.1.1", "--session-expiry", "60"], "--session-expiry 60.0 needs MQTT 5"),
+        ("beacon-aggregator", ["run", "--config", chain, "--mqtt-version", "4"], "--mqtt-version 4 is not 5 or 3.1.1"),
+        ("beacon-history", ["run", "--database", "h.sqlite", "--store-raw-device-ids", "--mqtt-version", "3.1.1", "--session-expiry", "60"], "--session-expiry needs MQTT 5"),
         ("beacon-aggregator", ["replay", "--config", chain, "--max-batch-age", "1", "-"], "--max-batch-age"),
         ("beacon-aggregator", ["run", "--config", chain, "--stores", "99"], "selects none of the chain's 2 stores"),
         ("beacon-edge", ["--config", edgeConfig, "--replay", "capture.log", "--flush-timeout", "1e300"], "--flush-timeout"),
@@ -110,6 +115,8 @@ struct CommandLineTests {
         #expect(bad.status == 78)
         #expect(bad.output.contains("$.allow_list.ibeacon_uuids[0]") && bad.output.contains("(from --ibeacon-uuid)"), "\(bad.output)")
         // The systemd unit hands the password and TLS key over as credentials, by path.
+        let version = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--mqtt-version", "3.1.1", "--print-config"])
+        #expect(version.status == 0 && version.output.contains(#""mqtt_version": "3.1.1""#), "\(version.output)")
         let credentials = try await Self.run("beacon-edge", ["--config", Self.edgeConfig, "--password-file", "/nonexistent/password", "--tls-ca", "/nonexistent/ca.crt", "--print-config"])
         #expect(credentials.status == 78)
         #expect(credentials.output.contains("$.broker.password_file") && credentials.output.contains("(from --password-file)"), "\(credentials.output)")

@@ -102,4 +102,18 @@ struct SharedStateArbiterTests {
         let admitted = arbiter.admits(Self.mine(.outside))
         #expect(answer == nil && admitted)
     }
+
+    @Test("the topic cleared (an MQTT 3.1.1 instance's expired outside) while this instance holds the device: its state again",
+          arguments: [PresenceState.inside, .unknown])
+    func clearedAnswered(_ state: PresenceState) throws {
+        var arbiter = try Self.arbiter()
+        _ = arbiter.note(Self.topic(.inside, store: 2), mine: Self.mine(state))
+        let again = arbiter.noteCleared(Fixture.phone, mine: Self.mine(state))
+        #expect(again?.state == state)
+        // Nothing withheld any more: the topic shows no other instance's state.
+        let admitted = arbiter.admits(Self.mine(.outside))
+        #expect(admitted)
+        #expect(arbiter.noteCleared(Fixture.phone, mine: Self.mine(.outside)) == nil)
+        #expect(arbiter.noteCleared(Fixture.phone, mine: nil) == nil)
+    }
 }

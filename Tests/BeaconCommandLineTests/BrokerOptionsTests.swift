@@ -19,6 +19,42 @@ struct BrokerOptionsTests {
         #expect(configured.host == "broker.example" && configured.port == 8883 && configured.clientID == "dash" && given.isGiven)
     }
 
+    @Test("--mqtt-version: 5 by default, 3.1.1 when asked; anything else is a usage error naming the flag")
+    func mqttVersion() throws {
+        #expect(try BrokerOptions.parse([]).configuration(defaultClientID: "x").protocolVersion == .v5)
+        let old = try BrokerOptions.parse(["--mqtt-version", "3.1.1"])
+        #expect(try old.configuration(defaultClientID: "x").protocolVersion == .v311 && old.isGiven)
+        #expect(try BrokerOptions.parse(["--mqtt-version", "5"]).configuration(defaultClientID: "x").protocolVersion == .v5)
+        for bad in ["3.1", "4", "v5"] {
+            do {
+                _ = try BrokerOptions.parse(["--mqtt-version", bad])
+                Issue.record("--mqtt-version \(bad) accepted")
+            } catch {
+                #expect(BrokerOptions.message(for: error).contains("--mqtt-version \(bad) is not 5 or 3.1.1"), "\(BrokerOptions.message(for: error))")
+            }
+        }
+    }
+
+    @Test("the output hub's flags are the same flags prefixed: --output-host …, --out-username kept as a second name")
+    func outputSpelling() throws {
+        let hub = try OutputBrokerOptions.parse([
+            "--output-host", "hub.example", "--output-port", "8883", "--output-mqtt-version", "3.1.1",
+            "--out-username", "agg-1-out", "--output-tls-ca", "ca.pem",
+        ])
+        #expect(hub.host == "hub.example" && hub.port == 8883 && hub.mqttVersion == .v311)
+        #expect(hub.login.username == "agg-1-out" && hub.login.tlsCA == "ca.pem")
+        #expect(try OutputBrokerOptions.parse(["--output-username", "u", "--output-password-file", "p"]).login.passwordFile == "p")
+        #expect(throws: (any Error).self) { try OutputBrokerOptions.parse(["--host", "shard"]) }
+        do {
+            _ = try OutputBrokerOptions.parse(["--output-port", "0"])
+            Issue.record("--output-port 0 accepted")
+        } catch {
+            #expect(OutputBrokerOptions.message(for: error).contains("--output-port 0 is not 1…65535"))
+        }
+        let refusal = BrokerFailure.message(MQTTError.tlsRequired(host: "hub", port: 1883), MQTTConfiguration(host: "hub", port: 1883), flags: OutputBroker.self)
+        #expect(refusal.contains("give --output-tls-ca") && refusal.contains("the --output-port of its plain listener"), "\(refusal)")
+    }
+
     @Test("a port no listener can have is a usage error naming --port")
     func badPort() {
         #expect(throws: (any Error).self) { try BrokerOptions.parse(["--port", "70000"]) }

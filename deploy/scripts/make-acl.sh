@@ -2,7 +2,7 @@
 # Writes a mosquitto ACL file for a BeaconNet deployment on standard output: each gateway may
 # publish only its own sightings and status, an aggregator reads sightings and gateway statuses
 # (user ID) and writes events, device states, occupancy, store layouts, its own status and
-# rejects (user ID-out, its publishing connection: beacon-aggregator --out-username); a
+# rejects (user ID-out, its publishing connection: beacon-aggregator --output-username); a
 # dashboard only reads what the aggregators publish; a history login (beacon-history run) only
 # reads the events and the device states; a recorder (an operator recording traffic for
 # beacon-aggregator replay) only reads the sightings and the gateway statuses; a monitor (an operator checking a deployment
@@ -10,7 +10,11 @@
 # everything under the root and writes nothing; a simulator (beacon-sim run and load) may publish
 # as every gateway: any store's sightings and any gateway's status.
 #
-#   deploy/scripts/make-acl.sh [--root beaconnet] --gateway gw-12-1a:12 [--gateway …] \
+# With the central tier split (docs/SCALING.md), --broker says which broker the file is for: a
+# shard gets only each aggregator's reading login (ID), the output hub only its publishing login
+# (ID-out); without it (one central broker) both.
+#
+#   deploy/scripts/make-acl.sh [--root beaconnet] [--broker shard|hub] --gateway gw-12-1a:12 [--gateway …] \
 #       --aggregator agg-1 [--aggregator …] --dashboard dashboard [--dashboard …] [--history history …] [--recorder ops …] \
 #       [--bridge bridge-12:12:gw-12-1a,gw-12-1b …] [--monitor check …] [--simulator sim …] > acl
 #
@@ -22,14 +26,15 @@
 # A simulator login is for demos and load tests only, on a broker of their own: it can forge any
 # gateway's sightings and status, so never give one on a broker that real gateways publish to.
 set -euo pipefail
-root=beaconnet
+root=beaconnet broker=central
 gateways=() aggregators=() dashboards=() bridges=() recorders=() monitors=() simulators=() histories=()
 while (($#)); do
-    case $1 in --root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--monitor|--simulator|--history)
+    case $1 in --root|--broker|--gateway|--aggregator|--dashboard|--bridge|--recorder|--monitor|--simulator|--history)
         (($# >= 2)) || { echo "make-acl: $1 needs a value (see the header of $0)" >&2; exit 2; } ;;
     esac
     case $1 in
         --root) root=$2; shift 2 ;;
+        --broker) broker=$2; shift 2 ;;
         --gateway) gateways+=("$2"); shift 2 ;;
         --aggregator) aggregators+=("$2"); shift 2 ;;
         --dashboard) dashboards+=("$2"); shift 2 ;;
@@ -47,6 +52,8 @@ valid='^[a-z0-9][a-z0-9-]*$'
 major='^(0|[1-9][0-9]{0,4})$'
 [[ $root =~ ^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$ ]] ||
     { echo "make-acl: --root $root must be topic levels of A-Z, a-z, 0-9, _ . - separated by /" >&2; exit 2; }
+[[ $broker == central || $broker == shard || $broker == hub ]] ||
+    { echo "make-acl: --broker $broker must be shard or hub (leave it out for one central broker)" >&2; exit 2; }
 # Everything is checked before anything is written, so a mistake never leaves half an ACL.
 for entry in "${gateways[@]}"; do
     id=${entry%%:*} store=${entry#*:}
@@ -98,8 +105,11 @@ done
 for id in "${aggregators[@]}"; do
     # Two logins, one per connection: ID reads sightings and gateway statuses (the session the
     # broker queues for), ID-out publishes — so each login has one client id and only its rights.
-    printf '\nuser %s\n' "$id"
-    printf 'topic read %s/sightings/#\ntopic read %s/gateways/+/status\n' "$root" "$root"
+    if [[ $broker != hub ]]; then
+        printf '\nuser %s\n' "$id"
+        printf 'topic read %s/sightings/#\ntopic read %s/gateways/+/status\n' "$root" "$root"
+    fi
+    [[ $broker != shard ]] || continue
     printf '\nuser %s-out\n' "$id"
     # Device states are read back at start-up (restore) and written on every change.
     printf 'topic readwrite %s/devices/#\n' "$root"

@@ -31,7 +31,7 @@ admin=""
 acl_args=()
 declare -A kind=()
 while (($#)); do
-    case $1 in --admin|--root|--gateway|--aggregator|--dashboard|--bridge|--recorder|--monitor|--simulator|--history)
+    case $1 in --admin|--root|--broker|--gateway|--aggregator|--dashboard|--bridge|--recorder|--monitor|--simulator|--history)
         (($# >= 2)) || { echo "make-dynsec: $1 needs a value ($usage)" >&2; exit 2; } ;;
     esac
     case $1 in

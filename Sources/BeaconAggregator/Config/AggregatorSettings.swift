@@ -7,13 +7,16 @@ public import BeaconWire
 public struct AggregatorSettings: Sendable {
     /// The chain, validated.
     public var chain: Chain
-    /// Broker connection (client id, credentials, TLS). The Last Will is set by the service, and
-    /// the sightings connection pauses reading when its buffer is full (see ``inboundBuffer``).
+    /// The input broker (the shard, or the one central broker): the sightings connection's
+    /// client id, credentials, TLS and MQTT version. The sightings connection pauses reading
+    /// when its buffer is full (see ``inboundBuffer``).
     public var mqtt: MQTTConfiguration
-    /// The login of the events connection (client id `<mqtt.clientID>-out`), when it has its own:
-    /// a broker that binds each login to one client id (mosquitto's dynamic security, as
-    /// `deploy/scripts/make-dynsec.sh` writes it) needs one per connection. Nil: `mqtt`'s.
-    public var outboundLogin: (username: String, password: String?)?
+    /// The output hub: the events connection, which publishes everything (with the Last Will,
+    /// set by the service) and reads the retained device states back. Nil: the input broker, as
+    /// `mqtt` with the client id `<mqtt.clientID>-out` (see ``outputConfiguration``); a broker
+    /// that binds each login to one client id (mosquitto's dynamic security, as
+    /// `deploy/scripts/make-dynsec.sh` writes it) needs a login of its own here.
+    public var output: MQTTConfiguration?
     /// This instance's id.
     public var aggregator: AggregatorID
     /// Stores it owns.
@@ -32,8 +35,11 @@ public struct AggregatorSettings: Sendable {
     public var drainTimeout: Duration = .seconds(5)
     /// How long to wait for retained device states at start-up.
     public var restoreTimeout: Duration = .seconds(10)
-    /// How long a retained `outside` state lives, seconds.
+    /// How long a retained `outside` state lives, seconds: its MQTT 5 message expiry, or, on an
+    /// MQTT 3.1.1 hub, when the instance clears it (``expirySweepInterval``).
     public var outsideStateExpiry: UInt32 = 3600
+    /// On an MQTT 3.1.1 hub, how often the expired `outside` states are looked for and cleared.
+    public var expirySweepInterval: Duration = .seconds(1)
     /// Batches sent longer ago are refused as `stale_time` (see ``MessageProcessor/maxBatchAge``).
     public var maxBatchAge: Duration = .seconds(86_400)
     /// Decide in event time only: no clock checks on batches, no clock-driven ticks (time-compressed
@@ -72,6 +78,21 @@ public struct AggregatorSettings: Sendable {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// The events connection's configuration: ``output``, or the input broker's as `mqtt` with
+    /// the client id `<mqtt.clientID>-out`.
+    public var outputConfiguration: MQTTConfiguration {
+        if let output { return output }
+        var configuration = mqtt
+        configuration.clientID = mqtt.clientID.isEmpty ? "" : mqtt.clientID + "-out"
+        return configuration
+    }
+
+    /// Whether the outputs go to a broker other than the input one.
+    public var hasSeparateHub: Bool {
+        let hub = outputConfiguration
+        return hub.host != mqtt.host || hub.port != mqtt.port
     }
 
     /// The sightings subscriptions: everything, or one filter per owned store of the chain.

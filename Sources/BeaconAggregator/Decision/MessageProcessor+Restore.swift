@@ -77,6 +77,14 @@ extension MessageProcessor {
         if let answer = arbiter.note(state, mine: mine) { publish([.state(answer)], into: &out) }
     }
 
+    /// A device's state topic seen cleared on the shared topics (an empty retained message): the
+    /// ``SharedStateArbiter`` decides whether this instance publishes its state again, appended
+    /// to `out`. Any other topic is ignored.
+    public mutating func noteCleared(topic: String, into out: inout [Outbound]) {
+        guard arbiter.isShared, case .deviceState(let device)? = try? scheme.parse(topic) else { return }
+        if let again = arbiter.noteCleared(device, mine: engine.currentState(of: device)) { publish([.state(again)], into: &out) }
+    }
+
     /// The state of every device remembered, outside ones included, as retained-state payloads
     /// (the snapshot: with several instances the retained topic may hold another's state, so the
     /// snapshot is where a device's `seq` survives a restart).

@@ -2,10 +2,11 @@ import BeaconMQTT
 import BeaconWire
 import Logging
 
-/// The instance's two broker connections. Sightings come in on ``sightings``, the session of the
-/// instance's id (persistent unless configured clean), so that the broker queues for it across a
-/// restart; everything goes out on ``events``, which carries the Last Will — each under its own
-/// login where the deployment gives it one (``AggregatorSettings/outboundLogin``), so that every
+/// The instance's two broker connections. Sightings come in on ``sightings``, from the input
+/// broker (the shard), the session of the instance's id (persistent unless configured clean), so
+/// that the broker queues for it across a restart; everything goes out on ``events``, to the
+/// output hub (by default the same broker), which carries the Last Will — each under its own
+/// login where the deployment gives it one (``AggregatorSettings/output``), so that every
 /// login has exactly one client id and the rights of its connection only. At shutdown the
 /// sightings side disconnects first — the broker queues from that moment — and every sighting it
 /// had already received is still decided and published before the events side closes.
@@ -13,7 +14,8 @@ struct AggregatorConnections: Sendable {
     /// The sightings connection. It never publishes, so it can pause reading when the decisions
     /// fall behind: the broker queues instead of this process dropping acknowledged messages.
     let sightings: MQTTClient
-    /// The events connection: publishes everything, and reads the retained device states.
+    /// The events connection, to the hub: publishes everything, and reads the retained device
+    /// states (at start-up, and with `--stores` the other instances').
     let events: MQTTClient
     /// The sightings and gateway statuses of the instance's stores, declared before the first
     /// byte: a resumed session's queue arrives right after CONNACK and waits in its buffer until
@@ -26,13 +28,9 @@ struct AggregatorConnections: Sendable {
         var inbound = settings.mqtt
         inbound.inboundOverflow = .pauseReading
         sightings = MQTTClient(configuration: inbound, logger: logger)
-        var outbound = settings.mqtt
-        outbound.clientID = settings.mqtt.clientID.isEmpty ? "" : settings.mqtt.clientID + "-out"
-        if let login = settings.outboundLogin {
-            outbound.username = login.username
-            outbound.password = login.password
-        }
+        var outbound = settings.outputConfiguration
         outbound.cleanSession = true
+        outbound.inboundOverflow = .dropOldest
         // Its one subscription is the retained device states read back at start-up: one message
         // per device inside, all at once, and a dropped one would be a device forgotten.
         outbound.inboundBufferCapacity = max(outbound.inboundBufferCapacity, AggregatorSettings.restoreBuffer)

@@ -4,26 +4,33 @@ import ServiceLifecycle
 
 extension AggregatorService {
     /// Connects, retrying with back-off until it works or the service is asked to stop; a port
-    /// that answers with TLS is given up on after a few attempts (``MQTTConnectBackoff``).
-    func connect(_ client: MQTTClient) async throws -> Bool {
+    /// that answers with TLS is given up on after a few attempts (``MQTTConnectBackoff``), and a
+    /// refused login or certificate at once: both throw a ``BrokerConnectFailure`` naming the
+    /// `connection`.
+    func connect(_ client: MQTTClient, as connection: BrokerConnectFailure.Connection) async throws -> Bool {
+        let broker = "\(client.configuration.host):\(client.configuration.port)"
+        let role = connection == .sightings ? "input broker (sightings)" : "output hub (events)"
         var backoff = MQTTConnectBackoff()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await client.connect()
-                logger.info("connected", metadata: ["mqtt.host": "\(settings.mqtt.host)", "mqtt.port": "\(settings.mqtt.port)"])
+                logger.info("connected to the \(role)", metadata: [
+                    "mqtt.host": "\(client.configuration.host)", "mqtt.port": "\(client.configuration.port)",
+                    "mqtt.version": "\(client.configuration.protocolVersion)",
+                ])
                 return true
             } catch {
                 switch error {
                 case .notAuthorized, .tlsFailure:
                     // Retrying cannot fix credentials or certificates: fail loudly.
-                    logger.critical("cannot connect as \(client.configuration.username ?? "no user") (client id \(client.clientID)): \(error)")
-                    throw error
+                    logger.critical("cannot connect to the \(role) at \(broker) as \(client.configuration.username ?? "no user") (client id \(client.clientID)): \(error)")
+                    throw BrokerConnectFailure(connection: connection, configuration: client.configuration, error: error)
                 default:
                     guard let delay = backoff.delay(after: error) else {
-                        logger.critical("cannot connect: \(error)")
-                        throw error
+                        logger.critical("cannot connect to the \(role) at \(broker): \(error)")
+                        throw BrokerConnectFailure(connection: connection, configuration: client.configuration, error: error)
                     }
-                    logger.error("cannot connect, retrying in \(delay): \(error)")
+                    logger.error("cannot connect to the \(role) at \(broker), retrying in \(delay): \(error)")
                     try? await Task.sleep(for: delay)
                 }
             }

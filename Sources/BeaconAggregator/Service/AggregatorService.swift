@@ -15,6 +15,7 @@ import BeaconWire
 ///
 /// 1. ``PublishWindowService``: publishes the outbox, in order, on the events connection;
 /// 2. ``StatusService``: the retained status;
+///    ``RetainedExpiryService``: towards an MQTT 3.1.1 hub, clears the expired `outside` states;
 /// 3. ``SnapshotService``: the snapshot file (with `--snapshot`);
 /// 4. ``ReceiveService``: decides the sightings connection's messages;
 /// 5. ``ClockTickService``: lets event time pass on the clock (not with `--event-time`);
@@ -49,10 +50,11 @@ public final class AggregatorService: Service, Sendable {
     }
 
     /// Connects, restores, and runs the services until a graceful shutdown has stopped them all.
-    /// Throws when the broker refuses the credentials or the certificates (retrying cannot help).
+    /// Throws a ``BrokerConnectFailure`` when a broker refuses the credentials or the
+    /// certificates (retrying cannot help).
     public func run() async throws {
         let connections = try AggregatorConnections(settings: settings, lastWill: decisions.lastWill(), logger: logger)
-        guard try await connect(connections.events), try await connect(connections.sightings) else {
+        guard try await connect(connections.events, as: .events), try await connect(connections.sightings, as: .sightings) else {
             await connections.sightings.disconnect()
             await connections.events.disconnect()
             return
@@ -77,6 +79,9 @@ public final class AggregatorService: Service, Sendable {
             PublishWindowService(client: connections.events, outbox: decisions.outbox, drainTimeout: settings.drainTimeout, logger: logger),
             StatusService(interval: settings.statusInterval, decisions: decisions),
         ]
+        if decisions.outbox.keepsExpiry {
+            services.append(RetainedExpiryService(interval: settings.expirySweepInterval, outbox: decisions.outbox))
+        }
         if let path = settings.snapshotPath {
             services.append(SnapshotService(path: path, interval: settings.snapshotInterval, decisions: decisions, logger: logger))
         }

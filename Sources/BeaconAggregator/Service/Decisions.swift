@@ -39,7 +39,8 @@ final class Decisions: Sendable {
         let age = settings.maxBatchAge.components
         processor.maxBatchAge = age.seconds * 1000 + age.attoseconds / 1_000_000_000_000_000
         desk = Mutex(Desk(processor: processor))
-        outbox = Outbox(metrics: metrics)
+        // Towards an MQTT 3.1.1 hub the `outside` states' expiry is kept here (RetainedExpiry).
+        outbox = Outbox(metrics: metrics, expiryClock: settings.outputConfiguration.protocolVersion == .v311 ? settings.clock : nil)
         self.metrics = metrics
         self.settings = settings
         self.logger = logger
@@ -94,10 +95,25 @@ final class Decisions: Sendable {
 
     /// Takes a device state another instance (or this one) published on the shared topics.
     func note(_ state: DeviceState) {
+        if let region = state.region, !settings.stores.contains(region.store) {
+            // Another instance's state replaced this one's on the topic: not this one's to clear.
+            outbox.cancelExpiry(of: settings.scheme.string(for: state.topic))
+        }
         let out = desk.withLock { desk -> [Outbound] in
             var out: [Outbound] = []
             desk.processor.noteState(state, into: &out)
             desk.report(to: metrics)
+            return out
+        }
+        outbox.enqueue(out)
+    }
+
+    /// Takes a device's state topic seen cleared on the shared topics (see
+    /// ``MessageProcessor/noteCleared(topic:into:)``).
+    func noteCleared(_ topic: String) {
+        let out = desk.withLock { desk -> [Outbound] in
+            var out: [Outbound] = []
+            desk.processor.noteCleared(topic: topic, into: &out)
             return out
         }
         outbox.enqueue(out)
@@ -125,7 +141,20 @@ final class Decisions: Sendable {
             "restore.gateways": "\(resumed)", "restore.exits_decided_again": "\(plan.exits.count)",
             "restore.states_published_again": "\(plan.republish.count)",
         ])
+        bookExpiries(of: retained)
         return undelivered
+    }
+
+    /// Towards an MQTT 3.1.1 hub, books the clear of the `outside` states of this instance's
+    /// stores read back at start: an earlier run published them, and an MQTT 5 broker would
+    /// drop each one ``AggregatorSettings/outsideStateExpiry`` after the exit.
+    private func bookExpiries(of retained: [DeviceState]) {
+        guard outbox.keepsExpiry else { return }
+        let lifetime = Int64(settings.outsideStateExpiry) * 1000
+        for state in retained where state.presence == .outside {
+            guard let region = state.region, settings.stores.contains(region.store) else { continue }
+            outbox.bookExpiry(of: settings.scheme.string(for: state.topic), at: state.since + lifetime)
+        }
     }
 
     /// The instance's retained status now, with the publisher's count of dropped messages; it

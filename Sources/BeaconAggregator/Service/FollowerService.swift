@@ -19,6 +19,10 @@ final class FollowerService: Service {
     func run() async {
         await cancelWhenGracefulShutdown {
             for await message in self.states {
+                if message.payload.isEmpty {
+                    self.decisions.noteCleared(message.topic)
+                    continue
+                }
                 guard let state = self.decisions.sharedState(message) else { continue }
                 self.decisions.note(state)
             }

@@ -21,6 +21,7 @@ import BeaconWire
 /// | another instance's `outside`, newly | `inside`, or `unknown` heard at least as lately | publishes its own again |
 /// | another instance's `unknown`, newly | `inside`, heard at least as lately | publishes its own again (answers) |
 /// | another instance's `unknown`, newly | `inside`, heard less lately | answers at its first later sighting that catches up, unless another state of the device comes first |
+/// | nothing, newly (a clear: an MQTT 3.1.1 instance's expired `outside`) | `inside` or `unknown` | publishes its own again |
 ///
 /// At a restart it compares its snapshot file with the retained topics
 /// (``restorable(fromFile:retained:stores:now:complete:outsideExpiry:)``):
@@ -124,6 +125,21 @@ public struct SharedStateArbiter: Sendable {
             writers[key] = .anotherInstance
         }
         return nil
+    }
+
+    /// Takes a device's state topic cleared (an empty retained message: on an MQTT 3.1.1 hub,
+    /// how an instance expires its `outside` state — possibly just after another instance
+    /// published the device `inside`); `mine` is this instance's current state of the device.
+    /// Returns a state of this instance's to publish again: the topic must not stay empty while
+    /// this instance holds the device.
+    mutating func noteCleared(_ device: DeviceID, mine: DeviceSnapshot?) -> DeviceSnapshot? {
+        guard isShared else { return nil }
+        let key = device.rawValue
+        writers.removeValue(forKey: key)
+        pendingAnswers.removeValue(forKey: key)
+        withheld.removeValue(forKey: key)
+        guard let mine, mine.state != .outside else { return nil }
+        return mine
     }
 
     /// Whether some other instance's `unknown` still waits for this instance's answer.

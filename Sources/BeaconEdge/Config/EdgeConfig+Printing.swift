@@ -6,7 +6,7 @@ extension EdgeConfig {
     public var json: JSONValue {
         var broker: [(key: String, value: JSONValue)] = [
             ("host", .string(self.broker.host)), ("port", .int(Int64(self.broker.port))),
-            ("keep_alive_s", .int(Int64(self.broker.keepAliveSeconds))),
+            ("keep_alive_s", .int(Int64(self.broker.keepAliveSeconds))), ("mqtt_version", .string(self.broker.mqttVersion.rawValue)),
         ]
         // The client id defaults to the gateway id; written only when set, so the output loads
         // back to the same config.

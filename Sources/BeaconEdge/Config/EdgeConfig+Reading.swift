@@ -77,6 +77,7 @@ extension EdgeConfig.Broker {
         let passwordValue = o.member("password_file")
         passwordFile = passwordValue.flatMap(EdgeConfig.nonEmpty)
         keepAliveSeconds = o.member("keep_alive_s")?.integer(in: 5...3600) ?? 30
+        mqttVersion = o.member("mqtt_version")?.choice(MQTTVersion.self) ?? .v5
         if let file = passwordFile, let passwordValue {
             if username == nil { passwordValue.report("needs broker.username (or --username)") }
             if let data = FileManager.default.contents(atPath: file) {

@@ -49,11 +49,23 @@ public struct EdgeConfig: Sendable, Equatable {
         /// `broker.keep_alive_s`: MQTT keep-alive, 5–3 600 s, default 30. A dead link is
         /// noticed within about 1.5 times this.
         public var keepAliveSeconds: Int
+        /// `broker.mqtt_version`: `"5"` (default) or `"3.1.1"`, for a broker without MQTT 5. The
+        /// edge uses nothing of MQTT 5's, so either works the same.
+        public var mqttVersion: MQTTVersion
 
-        /// Defaults: `127.0.0.1:1883`, anonymous, plain TCP, keep-alive 30 s.
+        /// The MQTT version an edge speaks (`broker.mqtt_version`).
+        public enum MQTTVersion: String, Sendable, CaseIterable {
+            /// MQTT 5, the default.
+            case v5 = "5"
+            /// MQTT 3.1.1.
+            case v311 = "3.1.1"
+        }
+
+        /// Defaults: `127.0.0.1:1883`, anonymous, plain TCP, keep-alive 30 s, MQTT 5.
         public init(
             host: String = "127.0.0.1", port: Int = 1883, clientID: String? = nil, username: String? = nil,
-            passwordFile: String? = nil, password: String? = nil, tls: TLS? = nil, keepAliveSeconds: Int = 30
+            passwordFile: String? = nil, password: String? = nil, tls: TLS? = nil, keepAliveSeconds: Int = 30,
+            mqttVersion: MQTTVersion = .v5
         ) {
             self.host = host
             self.port = port
@@ -63,6 +75,7 @@ public struct EdgeConfig: Sendable, Equatable {
             self.password = password
             self.tls = tls
             self.keepAliveSeconds = keepAliveSeconds
+            self.mqttVersion = mqttVersion
         }
     }
 

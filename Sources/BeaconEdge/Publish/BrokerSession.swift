@@ -35,7 +35,8 @@ public final class BrokerSession: Service, Sendable {
         self.logger = logger
     }
 
-    /// The MQTT configuration for an edge: client id, credentials, TLS, and the `offline` will.
+    /// The MQTT configuration for an edge: client id, credentials, TLS, MQTT version, and the
+    /// `offline` will.
     public static func configuration(for config: EdgeConfig, scheme: TopicScheme) -> MQTTConfiguration {
         let will = GatewayStatus(gateway: config.gateway, state: .offline)
         return MQTTConfiguration(
@@ -44,6 +45,7 @@ public final class BrokerSession: Service, Sendable {
             username: config.broker.username, password: config.broker.password,
             tls: config.broker.tls.map { MQTTTLSConfiguration(caFile: $0.caFile, certFile: $0.certFile, keyFile: $0.keyFile) },
             will: MQTTWill(topic: scheme.string(for: will.topic), payload: will.encoded(), qos: .atLeastOnce, retain: true),
+            protocolVersion: config.broker.mqttVersion == .v311 ? .v311 : .v5,
             reconnect: MQTTReconnectPolicy(minimumDelay: .seconds(1), maximumDelay: .seconds(10)),
             connectTimeout: .seconds(10))
     }

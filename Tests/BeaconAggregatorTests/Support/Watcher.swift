@@ -10,9 +10,10 @@ final class Watcher: Sendable {
     let received = Mutex<[MQTTMessage]>([])
     let task: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    static func start(_ broker: Broker, _ filters: [String]) async throws -> Watcher {
-        let client = MQTTClient(configuration: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "watch-\(UInt32.random(in: 0...UInt32.max))"),
-                                logger: Logger(label: "test.watch"))
+    static func start(_ broker: Broker, _ filters: [String], version: MQTTProtocolVersion = .v5, clientID: String? = nil) async throws -> Watcher {
+        let configuration = MQTTConfiguration(
+            host: broker.host, port: broker.port, clientID: clientID ?? "watch-\(UInt32.random(in: 0...UInt32.max))", protocolVersion: version)
+        let client = MQTTClient(configuration: configuration, logger: Logger(label: "test.watch"))
         try await client.connect()
         let subscription = try await client.subscribe(to: filters, qos: .atLeastOnce)
         let watcher = Watcher(client: client)

@@ -5,30 +5,30 @@ import Foundation
 
 /// `--username`, `--password-file`, `--tls-ca`, `--tls-cert`, `--tls-key`: how a tool logs in to
 /// the broker, the same flags with the same rules in every tool that connects (part of
-/// ``BrokerOptions``), so that what works for one login works for all.
+/// ``BrokerFlags``, spelled as its `Spelling` says), so that what works for one login works for all.
 ///
 /// The password is read from a file, never taken as a flag, so that it never shows in `ps` or a
 /// shell history; the file's first line is the password (make-credentials.sh and systemd
 /// credentials write it so, a trailing newline or not).
-public struct BrokerLoginOptions: ParsableArguments, Sendable {
+public struct BrokerLoginFlags<Spelling: BrokerFlagSpelling>: ParsableArguments, Sendable {
     /// `--username`.
-    @Option(help: "Broker user name.")
+    @Option(name: Spelling.names("username"), help: Spelling.help("username", plain: "Broker user name."))
     public var username: String?
 
     /// `--password-file`: the path, read by ``password()``.
-    @Option(help: "File holding the broker password (first line), so it never shows in ps.")
+    @Option(name: Spelling.names("password-file"), help: Spelling.help("password-file", plain: "File holding the broker password (first line), so it never shows in ps."))
     public var passwordFile: String?
 
     /// `--tls-ca`.
-    @Option(help: "CA certificate (PEM) to verify the broker: enables TLS.")
+    @Option(name: Spelling.names("tls-ca"), help: Spelling.help("tls-ca", plain: "CA certificate (PEM) to verify the broker: enables TLS."))
     public var tlsCA: String?
 
     /// `--tls-cert`.
-    @Option(help: "Client certificate (PEM), for brokers that require one.")
+    @Option(name: Spelling.names("tls-cert"), help: Spelling.help("tls-cert", plain: "Client certificate (PEM), for brokers that require one."))
     public var tlsCert: String?
 
     /// `--tls-key`.
-    @Option(help: "Client key (PEM).")
+    @Option(name: Spelling.names("tls-key"), help: Spelling.help("tls-key", plain: "Client key (PEM)."))
     public var tlsKey: String?
 
     /// No login, no TLS: what the flags mean when none is given.
@@ -47,17 +47,17 @@ public struct BrokerLoginOptions: ParsableArguments, Sendable {
         // Without a user name libmosquitto sends no password at all: the connection would be
         // anonymous and refused, as if the password were wrong.
         guard passwordFile == nil || username != nil else {
-            throw ValidationError("--password-file needs --username (the login whose password it holds)")
+            throw ValidationError("\(Spelling.flag("password-file")) needs \(Spelling.flag("username")) (the login whose password it holds)")
         }
-        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("\(Spelling.flag("tls-cert")) and \(Spelling.flag("tls-key")) go together") }
         guard tlsCert == nil || tlsCA != nil else {
-            throw ValidationError("--tls-cert and --tls-key need --tls-ca (the CA that signed the broker's certificate): without it the connection would not use TLS")
+            throw ValidationError("\(Spelling.flag("tls-cert")) and \(Spelling.flag("tls-key")) need \(Spelling.flag("tls-ca")) (the CA that signed the broker's certificate): without it the connection would not use TLS")
         }
     }
 
     /// The password of `--password-file`, or nil without one.
     public func password() throws -> String? {
-        try passwordFile.map { try Self.password(from: $0, flag: "--password-file") }
+        try passwordFile.map { try Self.password(from: $0, flag: Spelling.flag("password-file")) }
     }
 
     /// The first line of `path`, a password file given with `flag` (named in the error). One that
@@ -77,7 +77,7 @@ public struct BrokerLoginOptions: ParsableArguments, Sendable {
     /// Checks that the `--tls-*` files can be read: a mistyped path is a config error (78), said
     /// now, not a TLS failure at connect that a service would retry for ever.
     public func checkTLSFiles() throws {
-        for (flag, path) in [("--tls-ca", tlsCA), ("--tls-cert", tlsCert), ("--tls-key", tlsKey)] {
+        for (flag, path) in [(Spelling.flag("tls-ca"), tlsCA), (Spelling.flag("tls-cert"), tlsCert), (Spelling.flag("tls-key"), tlsKey)] {
             if let path, !FileManager.default.isReadableFile(atPath: path) { throw Self.unreadable(flag, path) }
         }
     }
@@ -100,3 +100,6 @@ public struct BrokerLoginOptions: ParsableArguments, Sendable {
         return configuration
     }
 }
+
+/// The login flags as every program spells them: `--username`, `--password-file`, `--tls-*`.
+public typealias BrokerLoginOptions = BrokerLoginFlags<MainBroker>
