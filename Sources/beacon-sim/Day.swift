@@ -102,9 +102,7 @@ struct Day: ParsableCommand {
             visitors.formUnion(changes.filter { $0.store != nil }.map(\.device))
             var outbound: [Outbound] = []
             for b in batches {
-                let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
-                    Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
-                })
+                let batch = b.sightingBatch
                 _ = processor.handle(topic: scheme.string(for: .sightings(store: b.store, gateway: b.gateway)), payload: batch.encoded(), now: nil, into: &outbound)
             }
             written += try write(outbound, to: out, scheme: scheme)

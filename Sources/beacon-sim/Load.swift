@@ -96,9 +96,7 @@ struct Load: AsyncParsableCommand {
         var lastTime = 0.0
         for second in 0..<duration {
             for b in generator.nextWindow() {
-                let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
-                    Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
-                })
+                let batch = b.sightingBatch
                 let topic = scheme.string(for: .sightings(store: b.store, gateway: b.gateway))
                 do {
                     try await client.publish(to: topic, payload: batch.encoded(), qos: acknowledged ? .atMostOnce : .atLeastOnce, retain: false)

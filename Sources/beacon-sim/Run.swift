@@ -159,9 +159,7 @@ struct Run: AsyncParsableCommand {
         var messages: [(topic: String, payload: [UInt8])] = []
         var sightings = 0
         for b in batches {
-            let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
-                Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
-            })
+            let batch = b.sightingBatch
             sightings += b.sightings.count
             let topic = scheme.string(for: .sightings(store: b.store, gateway: b.gateway))
             switch sink {

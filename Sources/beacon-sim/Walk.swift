@@ -135,9 +135,7 @@ struct Walk: ParsableCommand {
             let (batches, changes) = simulation.nextWindow()
             var text = ""
             for b in batches {
-                let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
-                    Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
-                })
+                let batch = b.sightingBatch
                 sightings += b.sightings.count
                 text += scheme.string(for: .sightings(store: b.store, gateway: b.gateway)) + " " + String(decoding: batch.encoded(), as: UTF8.self) + "\n"
             }

@@ -20,9 +20,7 @@ struct AggregatorTraffic {
         let scheme = TopicScheme.standard
         for _ in 0..<seconds {
             for b in generator.nextWindow() {
-                let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
-                    Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
-                })
+                let batch = b.sightingBatch
                 sightings += b.sightings.count
                 messages.append((scheme.string(for: .sightings(store: b.store, gateway: b.gateway)), batch.encoded()))
             }

@@ -56,9 +56,7 @@ public enum DatasetWriter {
     /// The trace's lines: one `topic payload` line per batch, as `beacon-sim run --trace` writes.
     public static func traceLines(_ recording: Recording, scheme: TopicScheme) -> [String] {
         recording.batches.map { b in
-            let batch = SightingBatch(gateway: b.gateway, sequence: b.seq, sent: b.sent, sightings: b.sightings.map {
-                Sighting(device: $0.device, time: $0.time, rssi: $0.rssi, txPower: $0.measuredPower)
-            })
+            let batch = b.sightingBatch
             return scheme.string(for: .sightings(store: b.store, gateway: b.gateway)) + " " + String(decoding: batch.encoded(), as: UTF8.self)
         }
     }
