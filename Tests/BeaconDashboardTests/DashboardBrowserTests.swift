@@ -133,6 +133,9 @@ struct DashboardBrowserTests {
         let bars = try decode([Double].self, try await browser.evaluate(
             "[...document.querySelectorAll('#footfall-chart rect.bar')].map(r => r.getBBox().height)"))
         #expect(bars.filter { $0 > 0 }.count == 12, "visits begin in the 12 hours from 08:00 to 19:59")
+        let bins = try decode([Double].self, try await browser.evaluate(
+            "[...document.querySelectorAll('#dwell-bins-chart rect.bin')].map(r => r.getBBox().height)"))
+        #expect(bins.count == 8 && bins.contains { $0 > 0 }, "the store's dwell in its eight bins: \(bins)")
         try await browser.screenshot(to: artifacts + "/dashboard-history.png")
     }
 

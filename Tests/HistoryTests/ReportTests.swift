@@ -63,6 +63,14 @@ import TestSupport
         #expect(summary.dwellP90 == Int64(60 * 60_000))
         #expect(summary.peakOccupancy == 2)
         #expect(summary.peakAt == Self.at(10, 20))
+        // The same three in bins: 10–15 min, 30–60 min, an hour or more; the open one nowhere.
+        #expect(summary.dwellHistogram == [0, 0, 0, 0, 1, 0, 1, 1])
+    }
+
+    @Test func dwellBins() {
+        #expect(DwellHistogram.counts([0, 59_999, 60_000, 299_999, 300_000, 3_599_999, 3_600_000, 86_400_000]) == [2, 1, 1, 1, 0, 0, 1, 2])
+        #expect(DwellHistogram.labels.first == "0-1 min" && DwellHistogram.labels.last == "60+ min")
+        #expect(DwellHistogram.labels.count == DwellHistogram.binStarts.count)
     }
 
     @Test func sectionsFlowsAndOccupancy() async throws {
@@ -108,6 +116,7 @@ import TestSupport
         let table = report.rendered(as: .table, parts: [.stores, .sections])
         #expect(table.contains("Stores\nstore  name"))
         #expect(table.contains("101    Lyon  4       3               1800"))
+        #expect(report.rendered(as: .csv, parts: [.dwell]).hasPrefix("store,section,name,ended,0-1 min,1-2 min,2-5 min,5-10 min,10-15 min,15-30 min,30-60 min,60+ min\n101,,Lyon,3,0,0,0,0,1,0,1,1\n"))
     }
 
     @Test func timesAsAPersonWritesThem() {

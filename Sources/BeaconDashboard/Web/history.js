@@ -96,6 +96,23 @@ function drawDwell(report) {
   row.append('title').text((r) => `${r.name}: median ${Math.round(minutes(r.median))} min, 90th percentile ${Math.round(minutes(r.p90))} min (${r.visits} visits)`);
 }
 
+// The store's visits that ended, counted by how long they lasted (the report's dwell bins).
+function drawDwellBins(report) {
+  const store = report.store_summaries[0];
+  const counts = store ? store.dwell_histogram : [];
+  if (!store || counts.every((count) => count === 0)) return empty('dwell-bins-chart', 'No visit ended that day.');
+  const starts = report.dwell_bin_starts.map((s) => s / 60);
+  const labels = starts.map((from, i) => (i + 1 < starts.length ? `${from}–${starts[i + 1]}` : `${from}+`));
+  const area = frame('dwell-bins-chart', 220);
+  const x = d3.scale.ordinal().domain(labels).rangeRoundBands([0, area.width], 0.15);
+  const y = d3.scale.linear().domain([0, Math.max(1, d3.max(counts))]).nice().range([area.height, 0]);
+  axes(area, x, y, d3.svg.axis().scale(x).orient('bottom'));
+  area.g.selectAll('rect.bin').data(counts).enter().append('rect').attr('class', 'bar bin')
+    .attr('x', (count, i) => x(labels[i])).attr('width', x.rangeBand())
+    .attr('y', (count) => y(count)).attr('height', (count) => area.height - y(count))
+    .append('title').text((count, i) => `${labels[i]} min: ${count} visits`);
+}
+
 function drawFlows(report) {
   if (report.flows.length === 0) return empty('flow-chart', 'No moves between sections that day.');
   const minors = Array.from(new Set(report.flows.flatMap((f) => [f.from, f.to]))).sort((a, b) => a - b);
@@ -148,6 +165,7 @@ async function load(day) {
   drawOccupancy(body);
   drawFootfall(body);
   drawDwell(body);
+  drawDwellBins(body);
   drawFlows(body);
   document.body.dataset.charts = 'drawn';
 }

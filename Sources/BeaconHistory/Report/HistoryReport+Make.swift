@@ -65,7 +65,8 @@ extension HistoryReport {
         let peak = OccupancyTimeline(visits: all.map { (enter: $0.enter, exit: $0.exit) }, range: query.range).peak
         return StoreSummary(
             store: store, name: names.stores[store], visits: counted.count, uniqueDevices: Set(counted.map(\.device)).count,
-            dwellMedian: nearestRank(dwells, 0.5), dwellP90: nearestRank(dwells, 0.9), open: counted.filter { $0.exit == nil }.count,
+            dwellMedian: nearestRank(dwells, 0.5), dwellP90: nearestRank(dwells, 0.9), dwellHistogram: DwellHistogram.counts(dwells),
+            open: counted.filter { $0.exit == nil }.count,
             peakOccupancy: peak?.count ?? 0, peakAt: peak?.at)
     }
 
@@ -76,7 +77,8 @@ extension HistoryReport {
         let peak = OccupancyTimeline(visits: all.map { (enter: $0.enter, exit: $0.exit) }, range: window).peak
         return SectionSummary(
             store: section.store, section: section.section, name: names.name(of: section), visits: counted.count,
-            dwellMedian: nearestRank(dwells, 0.5), dwellP90: nearestRank(dwells, 0.9), peakOccupancy: peak?.count ?? 0, peakAt: peak?.at)
+            dwellMedian: nearestRank(dwells, 0.5), dwellP90: nearestRank(dwells, 0.9), dwellHistogram: DwellHistogram.counts(dwells),
+            peakOccupancy: peak?.count ?? 0, peakAt: peak?.at)
     }
 
     /// Section-to-section moves (a section enter naming where it came from), most frequent first.

@@ -1,7 +1,7 @@
 public import BeaconCore
 
 /// The answers over a window: footfall per hour and per day with unique devices, per store and
-/// per section the visits and dwell (median, p90) and the peak occupancy with its time, the flows
+/// per section the visits and dwell (median, p90, and counts in bins) and the peak occupancy with its time, the flows
 /// between sections, and each section's occupancy per step. Computed by
 /// ``HistoryReport/make(query:database:)`` from any ``HistoryDatabase``, the same for every
 /// backend; `Codable` as the JSON the CLI prints (and an HTTP API can serve).
@@ -32,6 +32,8 @@ public struct HistoryReport: Sendable, Equatable, Codable {
         public var dwellMedian: Int64?
         /// Their 90th percentile dwell, ms (nearest rank).
         public var dwellP90: Int64?
+        /// Their count per bin of ``DwellHistogram/binStarts``.
+        public var dwellHistogram: [Int]
         /// Those still open.
         public var open: Int
         /// The most devices inside at once during the window.
@@ -54,6 +56,8 @@ public struct HistoryReport: Sendable, Equatable, Codable {
         public var dwellMedian: Int64?
         /// Their 90th percentile dwell, ms (nearest rank).
         public var dwellP90: Int64?
+        /// Their count per bin of ``DwellHistogram/binStarts``.
+        public var dwellHistogram: [Int]
         /// The most devices in the section at once during the window.
         public var peakOccupancy: Int
         /// When the peak was first reached, Unix ms; nil when nobody was there.
@@ -112,6 +116,8 @@ public struct HistoryReport: Sendable, Equatable, Codable {
     public var hourly: [Footfall]
     /// Footfall per day (every day of the window, zeros included).
     public var daily: [Footfall]
+    /// Where each dwell bin starts, s (``DwellHistogram/binStarts``; the last is open-ended).
+    public var dwellBinStarts: [Int64] = DwellHistogram.binStarts
     /// Per store.
     public var storeSummaries: [StoreSummary]
     /// Per section.

@@ -15,6 +15,8 @@ public enum ReportPart: String, Sendable, CaseIterable {
     case flows
     /// Each section's occupancy per step: max and mean.
     case occupancy
+    /// Per store and section, the visits that ended, counted by how long they lasted.
+    case dwell
 }
 
 /// One part as rows of text.
@@ -53,6 +55,14 @@ extension HistoryReport {
                 title: "Flows", columns: ["store", "from", "from_name", "to", "to_name", "count"],
                 rows: flows.map { flow in
                     ["\(flow.store)", "\(flow.from)", flow.fromName ?? "", "\(flow.to)", flow.toName ?? "", "\(flow.count)"]
+                })
+        case .dwell:
+            return ReportTable(
+                title: "Dwell", columns: ["store", "section", "name", "ended"] + DwellHistogram.labels,
+                rows: storeSummaries.map { row in
+                    ["\(row.store)", "", row.name ?? "", "\(row.dwellHistogram.reduce(0, +))"] + row.dwellHistogram.map(String.init)
+                } + sections.map { row in
+                    ["\(row.store)", "\(row.section)", row.name ?? "", "\(row.dwellHistogram.reduce(0, +))"] + row.dwellHistogram.map(String.init)
                 })
         case .occupancy:
             return ReportTable(
