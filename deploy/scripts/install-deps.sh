@@ -8,7 +8,7 @@
 # Without --test: mosquitto, mosquitto-clients, libmosquitto-dev, libbluetooth-dev, libjson-c-dev,
 # libsqlite3-dev (beacon-history's database), pkg-config, openssl. With --test also, each only where missing and with one line saying why:
 # qemu-system-x86, linux-image-amd64 and busybox-static (the live-scan test's virtual machine, amd64
-# only), chromium, prometheus and systemd (the browser, promtool and unit-file tests; where these
+# only), mmdebstrap (the systemd test's Debian root file system, same machine), chromium, prometheus and systemd (the browser, promtool and unit-file tests; where these
 # three cannot be installed, their tests skip, saying so).
 #
 # Needs root (or sudo) only when a package is actually missing. Another apt or dpkg running (an
@@ -92,10 +92,11 @@ if $test_extras; then
     # The live-scan test's virtual machine (deploy/scripts/live-scan-test.sh). Debian ships that
     # kernel for amd64 only; elsewhere the test skips, saying so.
     if [[ $(dpkg --print-architecture 2>/dev/null) == amd64 ]]; then
-        vm=(qemu-system-x86 linux-image-amd64 busybox-static)
+        vm=(qemu-system-x86 linux-image-amd64 busybox-static mmdebstrap)
         explain qemu-system-x86 "the live-scan test's virtual machine (qemu)"
         explain linux-image-amd64 "the live-scan test's guest kernel, with hci_vhci and 9p (not booted on this host)"
         explain busybox-static "the live-scan test's initramfs"
+        explain mmdebstrap "the systemd test's Debian root file system (built once, cached in .build/)"
         install_missing "${vm[@]}" || { echo "install-deps: could not install ${vm[*]}" >&2; exit 1; }
     fi
     # Optional: where they cannot be installed, the tests that need them skip, saying so.

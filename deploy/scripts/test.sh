@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every BeaconNet test: unit tests, tests over ../shared/testdata, and integration tests against
 # real mosquitto brokers that the tests start on free loopback ports and stop again, and, on its
-# own, the live-scan test (beacon-edge against Linux's Bluetooth stack in a qemu virtual machine).
+# own, the tests in qemu virtual machines (beacon-edge against Linux's Bluetooth stack, and the
+# edge's and the aggregator's units started by systemd).
 #
 #   deploy/scripts/test.sh            # what .ci/run calls
 #   deploy/scripts/test.sh ARGS…      # swift test ARGS… only (e.g. --filter LiveScanTests)
@@ -39,10 +40,11 @@ if (($#)); then
     timeout --signal=INT --kill-after=30 2400 swift test --skip-build "$@"
     exit
 fi
-# Three runs, one after another, so that CPU-bound suites never starve the timed ones: the
-# live-scan test (its virtual machine takes both cores for about a minute); the pure suites (the
-# engine, the simulator and its real-recording tables, the wire and the parsers: CPU-bound, no
-# timing); then everything that runs real brokers and programs. Each runs whatever the others' outcome.
+# Four runs, one after another, so that CPU-bound suites never starve the timed ones: the two
+# virtual machines' tests (each takes both cores: the live scan about a minute, systemd several
+# minutes); the pure suites (the engine, the simulator and its real-recording tables, the wire and
+# the parsers: CPU-bound, no timing); then everything that runs real brokers and programs. Each
+# runs whatever the others' outcome.
 pure="BeaconCoreTests|BeaconWireTests|BeaconEngineTests|BeaconSimTests|BeaconCommandLineTests"
 status=0
 skipped=0
@@ -69,8 +71,9 @@ phase() {
     fi
 }
 phase "live scan (qemu)" 1500 --filter LiveScanTests
+phase "systemd (qemu)" 1800 --filter SystemdVMTests
 phase "pure suites" 2400 --filter "$pure"
-phase "brokers and programs" 2400 --skip "$pure|LiveScanTests"
+phase "brokers and programs" 2400 --skip "$pure|LiveScanTests|SystemdVMTests"
 
 # After the tests, so that a finding never hides a test failure and CI's time goes to the tests first.
 if [[ ${BEACONNET_SKIP_FUZZ:-0} == 1 ]]; then
