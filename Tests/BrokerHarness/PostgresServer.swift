@@ -222,7 +222,10 @@ public final class PostgresServer: Sendable {
 
     /// A new directory, owned by the user the server runs as.
     private static func makeDirectory() throws -> String {
-        var template = Array("\(NSTemporaryDirectory())beaconnet-postgres-XXXXXX".utf8CString)
+        // As root, under /tmp: the unprivileged user must be able to reach the directory, and a
+        // TMPDIR of root's own (under /root, say) would not let it.
+        let base = geteuid() == 0 ? "/tmp/" : NSTemporaryDirectory()
+        var template = Array("\(base)beaconnet-postgres-XXXXXX".utf8CString)
         guard let path = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
