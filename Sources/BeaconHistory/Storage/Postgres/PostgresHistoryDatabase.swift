@@ -21,10 +21,11 @@ public final class PostgresHistoryDatabase: HistoryDatabase {
         self.location = location
         self.secretChanged = secretChanged
         self.logger = logger
-        // The pool logs each failed connection attempt at info: during an outage, many a second.
-        // The writer's own error says the database cannot be reached; the attempts are details.
+        // The pool logs each failed connection attempt at info (during an outage, many a second),
+        // and warns when a query comes before its run() has begun, which a first query may. The
+        // writer's own errors say when the database cannot be used; the rest are details.
         var background = logger
-        if background.logLevel >= .info { background.logLevel = .warning }
+        if background.logLevel >= .info { background.logLevel = .error }
         client = PostgresClient(configuration: location.clientConfiguration(), backgroundLogger: background)
     }
 
