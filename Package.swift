@@ -50,6 +50,8 @@ let package = Package(
         // beacon-history's pseudonyms (HMAC-SHA256). hummingbird-auth already resolves it; the range
         // keeps the version it picks.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        // beacon-history's database for a chain: PostgreSQL through PostgresNIO.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         // C libraries: one [system] module each, headers through shim.h, found with pkg-config.
@@ -149,6 +151,7 @@ let package = Package(
             dependencies: [
                 "BeaconCore", "BeaconWire", "BeaconMQTT",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -220,7 +223,9 @@ let package = Package(
             name: "beacon-bench",
             dependencies: [
                 "BeaconCore", "BeaconWire", "CJSONC", "BeaconEdge", "BeaconEngine", "BeaconAggregator", "BeaconSim", "BeaconMQTT", "BrokerHarness",
-                "BeaconAllocator",
+                "BeaconAllocator", "BeaconHistory",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -228,11 +233,12 @@ let package = Package(
             path: "Benchmarks/beacon-bench",
             swiftSettings: strict),
 
-        // A real mosquitto on a free loopback port, for integration tests (never a mock broker).
+        // A real mosquitto, and a real PostgreSQL, on free loopback ports, for integration tests and
+        // the benchmarks (never a mock).
         .target(name: "BrokerHarness", path: "Tests/BrokerHarness", swiftSettings: strict),
         // Where tests find the package and ../shared/testdata; hex fixtures.
         .target(
-            name: "TestSupport", dependencies: ["BeaconCore", "BeaconEngine", .product(name: "Logging", package: "swift-log")],
+            name: "TestSupport", dependencies: ["BeaconCore", "BeaconEngine", "BrokerHarness", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport", swiftSettings: strict),
         // A virtual LE controller behind Linux's /dev/vhci for the live-scan test
         // (deploy/scripts/live-scan-test.sh): the pure command and replay logic, unit-tested, and
@@ -306,6 +312,7 @@ let package = Package(
             dependencies: [
                 "BeaconHistory", "BeaconWire", "BeaconCore", "BeaconMQTT", "BeaconSim", "BrokerHarness", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

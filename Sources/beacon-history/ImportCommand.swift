@@ -46,12 +46,23 @@ struct ImportCommand: AsyncParsableCommand {
             throw ExitCode(.dataError, saying: FileProblem.cannotRead(recording))
         }
         let keying = try storage.keying()
-        let database = try storage.openDatabase(keying: keying, logger: logger)
-        var book = VisitBook(keying: keying, limits: storage.limits)
-        do { book.restore(try await database.openVisits()) } catch {
-            throw ExitCode(StorageOptions.status(of: error), saying: "\(error)")
+        let book = VisitBook(keying: keying, limits: storage.limits)
+        let scheme = try TopicScheme(root: topicRoot)
+        let summary = try await storage.database.withDatabase(access: storage.access(keying: keying), logger: logger) { database in
+            try await Self.keep(data, from: recording, book: book, database: database, scheme: scheme, logger: logger)
         }
-        let recorder = HistoryRecorder(book: book, database: database, scheme: try TopicScheme(root: topicRoot), logger: logger)
+        print("beacon-history import: \(summary); database \(try storage.database.location().description)")
+    }
+
+    /// Applies every line of `data` through a recorder over `database` (taking back the visits
+    /// it holds open first), writing in batches; what the recorder did, as a line.
+    static func keep(_ data: Data, from recording: String, book: VisitBook, database: any HistoryDatabase, scheme: TopicScheme,
+                     logger: Logger) async throws -> String {
+        var book = book
+        do { book.restore(try await database.openVisits()) } catch {
+            throw ExitCode(DatabaseOptions.status(of: error), saying: "\(error)")
+        }
+        let recorder = HistoryRecorder(book: book, database: database, scheme: scheme, logger: logger)
         var lines = 0, malformed = 0
         for (index, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() {
             guard let space = line.firstIndex(of: UInt8(ascii: " ")) else {
@@ -61,22 +72,22 @@ struct ImportCommand: AsyncParsableCommand {
             }
             lines += 1
             let message = MQTTMessage(topic: String(decoding: line[..<space], as: UTF8.self), payload: Array(line[line.index(after: space)...]))
-            if recorder.receive(message) >= Self.batchSize { try await flush(recorder) }
+            if recorder.receive(message) >= batchSize { try await flush(recorder) }
         }
         recorder.closeStale()
         try await flush(recorder)
         guard recorder.applied > 0 else {
             throw ExitCode(.dataError, saying: "\(recording): no event or device state in it")
         }
-        print("beacon-history import: \(lines) messages from \(recording)\(malformed > 0 ? " (\(malformed) lines not 'topic payload')" : ""): \(recorder.summary); database \(storage.database)")
+        return "\(lines) messages from \(recording)\(malformed > 0 ? " (\(malformed) lines not 'topic payload')" : ""): \(recorder.summary)"
     }
 
     /// Records written per transaction.
     static let batchSize = 5_000
 
-    private func flush(_ recorder: HistoryRecorder) async throws {
+    private static func flush(_ recorder: HistoryRecorder) async throws {
         do { try await recorder.flush() } catch {
-            throw ExitCode(StorageOptions.status(of: error), saying: "\(error)")
+            throw ExitCode(DatabaseOptions.status(of: error), saying: "\(error)")
         }
     }
 }

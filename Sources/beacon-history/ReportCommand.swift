@@ -3,6 +3,7 @@ import BeaconCommandLine
 import BeaconCore
 import BeaconHistory
 import Foundation
+import Logging
 
 /// `beacon-history report`: footfall, dwell, flows and peaks over a window, from the database.
 struct ReportCommand: AsyncParsableCommand {
@@ -14,12 +15,14 @@ struct ReportCommand: AsyncParsableCommand {
             are counted; hours and days are those of --time-zone. Several --store for a set of \
             stores, none for the chain. See docs/HISTORY.md.
 
-            Exits 78 when the database does not exist or was written by a newer beacon-history, 69 \
-            when it cannot be read.
+            Exits 78 when the database does not exist, holds no history or was written by a newer \
+            beacon-history, 69 when it cannot be read, or its server cannot be reached or refuses \
+            the login.
             """)
 
-    @Option(help: "The SQLite database file beacon-history run writes.")
-    var database: String
+    /// The database beacon-history run writes.
+    @OptionGroup
+    var database: DatabaseOptions
 
     @Option(help: "A store (major) to report on; repeat for several; none for the chain.")
     var store: [UInt16] = []
@@ -76,13 +79,11 @@ struct ReportCommand: AsyncParsableCommand {
     func run() async throws {
         let zone = try resolvedTimeZone()
         let query = ReportQuery(stores: Set(store), range: try window(in: zone), timeZone: zone, occupancyStep: Int64(step) * 60_000)
-        do throws(HistoryDatabaseError) {
-            let database = try SQLiteHistoryDatabase(readingAt: database)
-            let report = try await HistoryReport.make(query: query, database: database)
-            print(report.rendered(as: format, parts: only.isEmpty ? ReportPart.allCases : only), terminator: "")
-        } catch {
-            throw ExitCode(StorageOptions.status(of: error), saying: "\(error)")
+        let logger = Logger(label: "beaconnet.history")
+        let report = try await database.withDatabase(access: .reading, logger: logger) { database in
+            try await HistoryReport.make(query: query, database: database)
         }
+        print(report.rendered(as: format, parts: only.isEmpty ? ReportPart.allCases : only), terminator: "")
     }
 }
 

@@ -21,7 +21,8 @@ struct RunCommand: AsyncParsableCommand {
             Runs until SIGTERM or SIGINT (exit 0), writing what it received first. A broker that \
             refuses the login or the TLS set-up exits 69; one that cannot be reached is waited for. \
             A database that cannot be opened, or holds another kind of device key, and an unreadable \
-            or short --pseudonym-secret exit 78.
+            or short --pseudonym-secret exit 78; a PostgreSQL server that cannot be reached or \
+            refuses the login exits 69.
             """)
 
     /// The broker, a history login, and TLS.
@@ -66,19 +67,25 @@ struct RunCommand: AsyncParsableCommand {
         var settings = HistorySettings(mqtt: mqtt, scheme: try TopicScheme(root: topicRoot))
         settings.keepDays = storage.keepDays
         let keying = try storage.keying()
-        let database = try storage.openDatabase(keying: keying, logger: logger)
         let book = VisitBook(keying: keying, limits: storage.limits)
-        do throws(HistoryRunError) {
-            try await HistoryRuntime.run(settings: settings, book: book, database: database, logger: logger)
-        } catch {
-            switch error {
-            case .broker(let failure):
-                throw ExitCode(.unavailable, saying: BrokerFailure.message(failure, mqtt, role: "a history login (make-acl.sh --history NAME)"))
-            case .database(let failure):
-                throw ExitCode(StorageOptions.status(of: failure), saying: "\(failure)")
-            case .stopped(let failure):
-                throw ExitCode(.internalFailure, saying: "stopped: \(failure)")
+        try await storage.database.withDatabase(access: storage.access(keying: keying), logger: logger) { database in
+            do throws(HistoryRunError) {
+                try await HistoryRuntime.run(settings: settings, book: book, database: database, logger: logger)
+            } catch {
+                throw Self.exit(error, mqtt: mqtt)
             }
+        }
+    }
+
+    /// The exit for a recorder that could not run.
+    private static func exit(_ error: HistoryRunError, mqtt: MQTTConfiguration) -> ExitCode {
+        switch error {
+        case .broker(let failure):
+            ExitCode(.unavailable, saying: BrokerFailure.message(failure, mqtt, role: "a history login (make-acl.sh --history NAME)"))
+        case .database(let failure):
+            ExitCode(DatabaseOptions.status(of: failure), saying: "\(failure)")
+        case .stopped(let failure):
+            ExitCode(.internalFailure, saying: "stopped: \(failure)")
         }
     }
 }

@@ -2,12 +2,12 @@ public import ArgumentParser
 import BeaconCommandLine
 import BeaconCore
 import BeaconHistory
-import Logging
 
 /// The flags about what is kept, where and for how long (docs/HISTORY.md).
 struct StorageOptions: ParsableArguments {
-    @Option(help: "The SQLite database file (created with its schema if it does not exist).")
-    var database: String
+    /// The SQLite file or the PostgreSQL database.
+    @OptionGroup
+    var database: DatabaseOptions
 
     @Option(help: "Days of visits kept, by their enter time; older ones are deleted every hour.")
     var keepDays = 90
@@ -55,28 +55,12 @@ struct StorageOptions: ParsableArguments {
         return limits
     }
 
-    /// The database for writing; throws the exit for one that cannot be used.
-    func openDatabase(keying: DeviceKeying, logger: Logger) throws -> SQLiteHistoryDatabase {
+    /// How the database is opened for writing with `keying`: the kind of device key it holds,
+    /// and the secret's fingerprint.
+    func access(keying: DeviceKeying) -> HistoryDatabaseAccess {
         var fingerprint: String?
         if case .pseudonyms(let pseudonymizer) = keying { fingerprint = pseudonymizer.secretFingerprint }
-        do {
-            let opened = try SQLiteHistoryDatabase(path: database, deviceKeys: keying.kindName, secretFingerprint: fingerprint)
-            if opened.secretChanged {
-                logger.warning("--pseudonym-secret is not the secret \(database) was last written with: the visits it left open cannot be matched to their devices and will be closed as stale")
-            }
-            return opened
-        } catch {
-            throw ExitCode(Self.status(of: error), saying: "\(error)")
-        }
-    }
-
-    /// The exit status of a database failure: a file or setting to fix (78), or a disk or
-    /// database that may come back (69).
-    static func status(of error: HistoryDatabaseError) -> ExitStatus {
-        switch error {
-        case .cannotOpen, .newerSchema, .deviceKeysDiffer: .configError
-        case .diskFull, .failed: .unavailable
-        }
+        return .writing(deviceKeys: keying.kindName, secretFingerprint: fingerprint)
     }
 }
 

@@ -14,7 +14,7 @@ import Testing
 struct InstallDepsTests {
     static let script = TestPaths.inPackage("deploy/scripts/install-deps.sh").path
     static let demoSet = ["mosquitto", "mosquitto-clients", "libmosquitto-dev", "libbluetooth-dev", "libjson-c-dev", "libsqlite3-dev", "pkg-config", "openssl"]
-    static let testOnly = ["qemu-system-x86", "linux-image-amd64", "busybox-static", "mmdebstrap", "chromium", "prometheus", "systemd"]
+    static let testOnly = ["qemu-system-x86", "linux-image-amd64", "busybox-static", "mmdebstrap", "chromium", "prometheus", "systemd", "postgresql"]
 
     /// A folder of stand-ins: apt-get fails on the lock `lockedCalls` times, then succeeds.
     static func standIns(lockedCalls: Int) async throws -> URL {
@@ -71,7 +71,7 @@ struct InstallDepsTests {
         let tests = try await Self.run(["--test"], standIns: try await Self.standIns(lockedCalls: 0))
         #expect(tests.status == 0, "\(tests.output)")
         let all = tests.apt.filter { $0.hasPrefix("install ") }.flatMap { $0.split(separator: " ").map(String.init) }
-        let extras = ["chromium", "prometheus", "systemd"] + (Self.isAmd64 ? ["qemu-system-x86", "linux-image-amd64", "busybox-static", "mmdebstrap"] : [])
+        let extras = ["chromium", "prometheus", "systemd", "postgresql"] + (Self.isAmd64 ? ["qemu-system-x86", "linux-image-amd64", "busybox-static", "mmdebstrap"] : [])
         for package in extras {
             #expect(all.contains(package), "\(package): \(tests.apt)")
             let reasons = tests.output.split(separator: "\n").filter { $0.hasPrefix("install-deps: installing \(package) for the tests: ") }

@@ -6,9 +6,11 @@ import TestSupport
 import Testing
 
 /// The simulator's shoppers through the real aggregator into two `beacon-history` recorders: one
-/// runs throughout, the other is stopped mid-run while the events go on and started again. Its
-/// persistent session must make it lose nothing: both databases end the same. The visits are
-/// compared with the simulator's truth, and `beacon-history report` answers from them.
+/// runs throughout, writing an SQLite file; the other, writing a PostgreSQL database (an SQLite
+/// file where PostgreSQL is not installed), is stopped mid-run while the events go on and started
+/// again. Its persistent session must make it lose nothing: both databases end the same. The
+/// visits are compared with the simulator's truth, and `beacon-history report` answers from the
+/// second database.
 @Suite("History: simulator → aggregator → beacon-history → report", .serialized, .hangLimit)
 struct HistoryEndToEndTests {
     @Test func aRestartedRecorderLosesNothing() async throws {
@@ -19,7 +21,8 @@ struct HistoryEndToEndTests {
             let directory = try TestDirectory.make("history-e2e").path
             let secret = "\(directory)/secret"
             try "0123456789abcdef0123456789abcdef\n".write(toFile: secret, atomically: true, encoding: .utf8)
-            let stack = HistoryStack(broker: broker, directory: directory, secret: secret)
+            var stack = HistoryStack(broker: broker, directory: directory, secret: secret)
+            if SharedPostgres.isInstalled { stack.postgres["restarted"] = try await SharedPostgres.database("history_e2e").url }
             try await runCommand(simBinary, ["chain"], output: "\(directory)/chain.json")
             let aggregator = try ChildProcess(executable: aggregatorBinary, arguments: [
                 "run", "--config", "\(directory)/chain.json", "--port", "\(broker.port)", "--id", "agg-history", "--event-time",
@@ -106,13 +109,13 @@ struct HistoryEndToEndTests {
         }
     }
 
-    /// `beacon-history report` over the whole run counts what the database holds.
+    /// `beacon-history report` over the whole run counts what the databases hold.
     static func expectAReport(_ stack: HistoryStack) async throws {
         let output = "\(stack.directory)/report.json"
         // The simulation started when it was started, and ran 900 s of event time ahead.
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         try await runCommand(try HistoryStack.binary("beacon-history"), [
-            "report", "--database", stack.database("steady"), "--from", "\(now - 3_600_000)", "--to", "\(now + 7_200_000)", "--time-zone", "UTC",
+            "report", "--database", stack.database("restarted"), "--from", "\(now - 3_600_000)", "--to", "\(now + 7_200_000)", "--time-zone", "UTC",
             "--format", "json", "--step", "1440",
         ], output: output)
         let decoder = JSONDecoder()

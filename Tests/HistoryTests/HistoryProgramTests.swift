@@ -47,6 +47,25 @@ struct HistoryProgramTests {
         #expect(zoneOutput.contains("Mars/Olympus is not a time zone"), "\(zoneOutput)")
     }
 
+    /// A `--database` that names no usable database is a bad flag, said with the value (its
+    /// password hidden).
+    @Test func aDatabaseThatIsNoFileNorURL() async throws {
+        let cases = [
+            ("postgres://127.0.0.1/history", "names no user"),
+            ("postgres://h:pw-hidden@127.0.0.1/history?sslmode=sometimes", "has sslmode sometimes"),
+            ("mysql://h:pw-hidden@127.0.0.1/history", "is neither a postgres:// URL nor a file"),
+        ]
+        for (database, problem) in cases {
+            let (status, output) = try await Self.run(["report", "--database", database])
+            #expect(status == 64, "\(database): \(output)")
+            #expect(output.contains(problem), "\(database): \(output)")
+            #expect(!output.contains("pw-hidden"), "\(database): \(output)")
+        }
+        let (status, output) = try await Self.run(["report", "--database", "/x.sqlite", "--database-password-file", "/p"])
+        #expect(status == 64)
+        #expect(output.contains("--database-password-file is for a postgres:// --database only"), "\(output)")
+    }
+
     /// SIGTERM while it waits for a broker that is not there is a clean stop, as at any other time.
     @Test func aStopWhileWaitingForTheBroker() async throws {
         let directory = try TestDirectory.make("history-waiting").path

@@ -4,7 +4,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The answers over hand-made visits in a real SQLite file.
+/// The answers over hand-made visits, in a real SQLite file and a real PostgreSQL database: the
+/// same answers from either.
 @Suite struct ReportTests {
     /// 2025-11-26 00:00 UTC.
     static let day: Int64 = 1_764_115_200_000
@@ -21,9 +22,7 @@ import TestSupport
     }
 
     /// Store 101: d1 twice, d2, d3 still inside; store 102: d4.
-    static func database() async throws -> SQLiteHistoryDatabase {
-        let path = try TestDirectory.make("history-report").appendingPathComponent("h.sqlite").path
-        let database = try SQLiteHistoryDatabase(path: path, deviceKeys: "raw", secretFingerprint: nil)
+    static var batch: HistoryBatch {
         var batch = HistoryBatch()
         batch.storeVisits = [
             store("d1", 101, at(10, 5), at(10, 35)), store("d2", 101, at(10, 20), at(11, 20)), store("d3", 101, at(11, 30), nil),
@@ -36,17 +35,23 @@ import TestSupport
         ]
         batch.storeNames = [101: "Lyon", 102: "Villeurbanne"]
         batch.sectionNames = [SectionRef(store: 101, section: 1): "Entrance", SectionRef(store: 101, section: 2): "Grocery"]
-        try await database.write(batch)
-        return database
+        return batch
     }
 
-    static func report(stores: Set<StoreNumber> = [101], zone: String = "UTC", step: Int64 = 3_600_000) async throws -> HistoryReport {
+    /// The report of ``batch`` written to a new database of `kind`.
+    static func report(
+        _ kind: StoreKind, stores: Set<StoreNumber> = [101], zone: String = "UTC", step: Int64 = 3_600_000
+    ) async throws -> HistoryReport {
         let query = ReportQuery(stores: stores, range: day..<(day + 86_400_000), timeZone: TimeZone(identifier: zone)!, occupancyStep: step)
-        return try await HistoryReport.make(query: query, database: try await database())
+        return try await StoreFixture.make(kind).withDatabase { database in
+            try await database.write(batch)
+            return try await HistoryReport.make(query: query, database: database)
+        }
     }
 
-    @Test func footfallPerHourAndDayWithUniqueDevices() async throws {
-        let report = try await Self.report()
+    @Test(arguments: StoreKind.available)
+    func footfallPerHourAndDayWithUniqueDevices(_ kind: StoreKind) async throws {
+        let report = try await Self.report(kind)
         #expect(report.hourly.count == 24)
         #expect(report.hourly.filter { $0.visits > 0 }.map { "\($0.label) \($0.visits)" } == [
             "2025-11-26T10:00:00Z 2", "2025-11-26T11:00:00Z 1", "2025-11-26T14:00:00Z 1",
@@ -54,8 +59,9 @@ import TestSupport
         #expect(report.daily.map { "\($0.label) \($0.visits) \($0.uniqueDevices)" } == ["2025-11-26T00:00:00Z 4 3"])
     }
 
-    @Test func storeDwellAndPeak() async throws {
-        let summary = try #require(try await Self.report().storeSummaries.first)
+    @Test(arguments: StoreKind.available)
+    func storeDwellAndPeak(_ kind: StoreKind) async throws {
+        let summary = try #require(try await Self.report(kind).storeSummaries.first)
         #expect(summary.store == 101 && summary.name == "Lyon")
         #expect(summary.visits == 4 && summary.uniqueDevices == 3 && summary.open == 1)
         // Closed dwells 10, 30 and 60 min: nearest-rank median 30, p90 60.
@@ -73,8 +79,9 @@ import TestSupport
         #expect(DwellHistogram.labels.count == DwellHistogram.binStarts.count)
     }
 
-    @Test func sectionsFlowsAndOccupancy() async throws {
-        let report = try await Self.report()
+    @Test(arguments: StoreKind.available)
+    func sectionsFlowsAndOccupancy(_ kind: StoreKind) async throws {
+        let report = try await Self.report(kind)
         #expect(report.sections.map { "\($0.section) \($0.visits) \(($0.dwellMedian ?? 0) / 60_000) \(($0.dwellP90 ?? 0) / 60_000) \($0.peakOccupancy)" } == [
             "1 2 5 5 1", "2 3 10 25 2", "3 1 55 55 1",
         ])
@@ -87,23 +94,26 @@ import TestSupport
         #expect(grocery.steps[14].max == 2)
     }
 
-    @Test func theChainHasEveryStore() async throws {
-        let report = try await Self.report(stores: [])
+    @Test(arguments: StoreKind.available)
+    func theChainHasEveryStore(_ kind: StoreKind) async throws {
+        let report = try await Self.report(kind, stores: [])
         #expect(report.storeSummaries.map(\.store) == [101, 102])
         #expect(report.daily.first?.visits == 5)
         #expect(report.daily.first?.uniqueDevices == 4)
     }
 
-    @Test func hoursAndDaysOfTheTimeZone() async throws {
-        let report = try await Self.report(zone: "Europe/Paris")
+    @Test(arguments: StoreKind.available)
+    func hoursAndDaysOfTheTimeZone(_ kind: StoreKind) async throws {
+        let report = try await Self.report(kind, zone: "Europe/Paris")
         #expect(report.hourly.first?.label == "2025-11-26T01:00:00+01:00")
         #expect(report.hourly.filter { $0.visits > 0 }.first?.label == "2025-11-26T11:00:00+01:00")
         // The UTC day straddles two Paris days.
         #expect(report.daily.map(\.label) == ["2025-11-26T00:00:00+01:00", "2025-11-27T00:00:00+01:00"])
     }
 
-    @Test func formats() async throws {
-        let report = try await Self.report()
+    @Test(arguments: StoreKind.available)
+    func formats(_ kind: StoreKind) async throws {
+        let report = try await Self.report(kind)
         #expect(report.rendered(as: .csv, parts: [.flows]) == """
             store,from,from_name,to,to_name,count
             101,1,Entrance,2,Grocery,1

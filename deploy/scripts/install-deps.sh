@@ -8,8 +8,9 @@
 # Without --test: mosquitto, mosquitto-clients, libmosquitto-dev, libbluetooth-dev, libjson-c-dev,
 # libsqlite3-dev (beacon-history's database), pkg-config, openssl. With --test also, each only where missing and with one line saying why:
 # qemu-system-x86, linux-image-amd64 and busybox-static (the live-scan test's virtual machine, amd64
-# only), mmdebstrap (the systemd test's Debian root file system, same machine), chromium, prometheus and systemd (the browser, promtool and unit-file tests; where these
-# three cannot be installed, their tests skip, saying so).
+# only), mmdebstrap (the systemd test's Debian root file system, same machine), chromium,
+# prometheus, systemd and postgresql (the browser, promtool, unit-file and beacon-history's
+# PostgreSQL tests; where these four cannot be installed, their tests skip, saying so).
 #
 # Needs root (or sudo) only when a package is actually missing. Another apt or dpkg running (an
 # unattended upgrade, another install) is waited for, saying so, up to BEACONNET_APT_LOCK_WAIT
@@ -103,13 +104,15 @@ if $test_extras; then
     explain chromium "the dashboard's browser test (headless)"
     explain prometheus "the metrics test's promtool check"
     explain systemd "systemd-analyze verify of deploy/systemd's units (installed, not booted)"
-    for p in chromium prometheus systemd; do
+    explain postgresql "beacon-history's PostgreSQL tests (each run starts a private server on a free loopback port)"
+    for p in chromium prometheus systemd postgresql; do
         install_missing "$p" || echo "install-deps: could not install $p: the tests that need it will be skipped" >&2
     done
 fi
 
-# Debian starts the packaged broker as a service on 1883; BeaconNet's tests and demo never use it
-# (they start private brokers on free loopback ports), so it is left as the system has it.
+# Debian starts the packaged broker as a service on 1883, and PostgreSQL's on 5432; BeaconNet's
+# tests and demo never use them (they start private servers on free loopback ports), so they are
+# left as the system has them.
 
 # The Swift toolchain is not a Debian package (bookworm has none); it is expected on PATH or in
 # /opt/swift. Say exactly what is missing instead of failing later with "command not found".

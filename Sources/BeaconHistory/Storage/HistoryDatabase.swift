@@ -7,6 +7,11 @@ public import BeaconCore
 /// written again adds nothing, and a closing replaces an earlier one only when it is more certain
 /// (``VisitClosing/rank``). A visit is never counted twice.
 public protocol HistoryDatabase: Sendable {
+    /// Whether the database was last written under another pseudonym secret than the one it was
+    /// opened with (``HistoryDatabaseAccess/writing(deviceKeys:secretFingerprint:)``): the visits
+    /// it left open cannot be matched to their devices. False when opened for reading.
+    var secretChanged: Bool { get }
+
     /// Writes one batch in one transaction: all of it or none.
     func write(_ batch: HistoryBatch) async throws(HistoryDatabaseError)
 

@@ -3,15 +3,19 @@ import BeaconCore
 import BeaconSim
 import BrokerHarness
 import Foundation
+import Logging
 import TestSupport
 
 /// The real programs on a real broker: `beacon-aggregator` deciding the simulator's chain in
 /// event time, `beacon-sim` publishing as every gateway, and `beacon-history run` recorders,
-/// each with its own persistent session and database.
+/// each with its own persistent session and database: an SQLite file, or a PostgreSQL database
+/// named in ``postgres``.
 struct HistoryStack {
     let broker: Broker
     let directory: String
     let secret: String
+    /// The recorders that write to PostgreSQL, by name: their database's URL.
+    var postgres: [String: String] = [:]
 
     /// The package's executable `name` as `swift build --build-tests` left it.
     static func binary(_ name: String) throws -> String {
@@ -28,8 +32,8 @@ struct HistoryStack {
         ], outputFile: "\(directory)/\(name).log")
     }
 
-    /// The database file of recorder `name`.
-    func database(_ name: String) -> String { "\(directory)/\(name).sqlite" }
+    /// The `--database` of recorder `name`: its PostgreSQL URL, or its SQLite file.
+    func database(_ name: String) -> String { postgres[name] ?? "\(directory)/\(name).sqlite" }
 
     /// How many times recorder `name`'s log says it connected.
     func connections(_ name: String) -> Int {
@@ -44,13 +48,15 @@ struct HistoryStack {
     /// Every store and section visit in recorder `name`'s database, as comparable lines
     /// (device key, place, enter, exit).
     func visits(_ name: String) async throws -> (stores: [String], sections: [String]) {
-        let database = try SQLiteHistoryDatabase(readingAt: database(name))
         let all = Int64.min..<Int64.max
-        let stores = try await database.storeVisits(stores: [], began: all).map { "\($0.device) \($0.store) \($0.enter)-\($0.exit.map(String.init) ?? "open")" }
-        let sections = try await database.sectionVisits(stores: [], began: all).map {
-            "\($0.device) \($0.section) \($0.enter)-\($0.exit.map(String.init) ?? "open")"
+        let location = try HistoryDatabaseLocation(parsing: database(name))
+        return try await location.withDatabase(access: .reading, logger: Logger(label: "beaconnet.tests.history")) { database in
+            let stores = try await database.storeVisits(stores: [], began: all).map { "\($0.device) \($0.store) \($0.enter)-\($0.exit.map(String.init) ?? "open")" }
+            let sections = try await database.sectionVisits(stores: [], began: all).map {
+                "\($0.device) \($0.section) \($0.enter)-\($0.exit.map(String.init) ?? "open")"
+            }
+            return (stores.sorted(), sections.sorted())
         }
-        return (stores.sorted(), sections.sorted())
     }
 
     /// The true store visits of the simulator's truth file: per store, how many times a device

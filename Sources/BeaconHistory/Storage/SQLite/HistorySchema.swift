@@ -1,8 +1,8 @@
 import GRDB
 
 /// The history's one schema, as GRDB migrations: each step is applied once, in order, and a
-/// database written by a newer beacon-history is refused rather than guessed at. The SQL is
-/// plain (no SQLite-only types or functions), so the same statements fit PostgreSQL.
+/// database written by a newer beacon-history is refused rather than guessed at. PostgreSQL's
+/// copy, with its types, is ``PostgresSchema``: a change here is made there too.
 enum HistorySchema {
     /// The migrator holding every step.
     static var migrator: DatabaseMigrator {

@@ -8,7 +8,7 @@ extension SQLiteHistoryDatabase {
         return try await read("read the store visits") { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT device, store, enter_time, exit_time, opened_by, closed_by, last_seen FROM store_visits
-                WHERE \(filter) ORDER BY enter_time
+                WHERE \(filter) ORDER BY enter_time, store, device
                 """, arguments: arguments)
             var visits: [StoreVisitRecord] = []
             while let row = try rows.next() {
@@ -26,7 +26,7 @@ extension SQLiteHistoryDatabase {
         return try await read("read the section visits") { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT device, store, section, enter_time, exit_time, from_section, opened_by, closed_by FROM section_visits
-                WHERE \(filter) ORDER BY enter_time
+                WHERE \(filter) ORDER BY enter_time, store, section, device
                 """, arguments: arguments)
             var visits: [SectionVisitRecord] = []
             while let row = try rows.next() {
