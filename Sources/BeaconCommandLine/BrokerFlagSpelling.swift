@@ -58,8 +58,8 @@ public enum OutputBroker: BrokerFlagSpelling {
         }
     }
 
-    /// `--out-username` and `--out-password-file`: the publishing login's names from before the
-    /// hub could be another broker, still in deployed units.
+    /// `--out-username` and `--out-password-file`: second names of `--output-username` and
+    /// `--output-password-file`, which deployed units use.
     public static func aliases(_ name: String) -> [String] {
         switch name {
         case "username", "password-file": return ["out-" + name]

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The systemd test's machine: beacon-edge and beacon-aggregator started by systemd from the shipped
 # units, in a virtual machine. Boots Debian's kernel under qemu into a Debian root file system built
-# from packages by mmdebstrap (systemd, mosquitto and the programs' libraries; cached under
-# .build/systemd-vm/), shared read-write over virtio-9p from a fresh copy per run, with the built
+# from packages by mmdebstrap (systemd, mosquitto and the programs' libraries; cached as
+# .build/systemd-vm-rootfs-<hash>.tar), shared read-write over virtio-9p from a fresh copy per run, with the built
 # programs, the Swift runtime, the units of deploy/systemd and the test's drop-ins copied in. In
 # there systemd starts mosquitto, the project's virtual controller (beacon-vhci) replaying a
 # shared capture, beacon-edge scanning it and beacon-aggregator; the guest's check
@@ -33,8 +33,8 @@ while (($#)); do
     *) echo "systemd-vm: unknown argument $1" >&2; exit 64 ;;
     esac
 done
-# The bound on the whole virtual machine run, in seconds: a run takes 40 s on 2 idle cores, and
-# several times that on busy ones (TCG).
+# The bound on the whole virtual machine run, in seconds: generous, since TCG slows down
+# several times on busy cores (LIVE-SCAN.md gives the measured times).
 vm_timeout=${SYSTEMD_VM_TIMEOUT:-900}
 cannot() {
     echo "systemd-vm: cannot run here: $*" >&2
