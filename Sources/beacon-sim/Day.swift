@@ -61,8 +61,10 @@ struct Day: ParsableCommand {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone.current
         guard let date else {
+            // A day back by the calendar, not 24 hours: a daylight-saving change has 23 or 25.
             let today = calendar.startOfDay(for: Date())
-            return Int64((today.timeIntervalSince1970 - 86_400) * 1000)
+            let yesterday = calendar.date(byAdding: .day, value: -1, to: today) ?? today.addingTimeInterval(-86_400)
+            return Int64(yesterday.timeIntervalSince1970 * 1000)
         }
         let parts = date.split(separator: "-").map { Int($0) }
         guard parts.count == 3, let year = parts[0], let month = parts[1], let day = parts[2],
@@ -80,7 +82,7 @@ struct Day: ParsableCommand {
         let midnight = try midnight()
         var settings = SimulationConfig()
         settings.seed = seed
-        settings.start = midnight + Int64(opens) * 3_600_000
+        settings.start = Self.time(hour: opens, of: midnight)
         settings.initialShoppers = 0
         settings.staffPerStore = 0
         var simulation: Simulation
@@ -93,11 +95,11 @@ struct Day: ParsableCommand {
         defer { try? out.close() }
         let scheme = try TopicScheme(root: topicRoot)
         var processor = MessageProcessor(chain: chain, scheme: scheme, aggregator: try AggregatorID("beacon-sim-day"), stores: .all)
-        let end = midnight + Int64(closes) * 3_600_000 + Self.afterClosing
+        let end = Self.time(hour: closes, of: midnight) + Self.afterClosing
         var written = 0
         var visitors = Set<DeviceID>()
         while simulation.now < end {
-            simulation.setArrivals(every: day.arrivalInterval(hour: Int((simulation.now - midnight) / 3_600_000)))
+            simulation.setArrivals(every: day.arrivalInterval(hour: Self.hour(of: simulation.now)))
             let (batches, changes) = simulation.nextWindow()
             visitors.formUnion(changes.filter { $0.store != nil }.map(\.device))
             var outbound: [Outbound] = []
@@ -112,6 +114,26 @@ struct Day: ParsableCommand {
         written += try write(outbound, to: out, scheme: scheme)
         print("beacon-sim day: \(Walk.clock(settings.start).prefix(5))–\(Walk.clock(end).prefix(5)) UTC, \(chain.stores.count) stores, \(visitors.count) shoppers simulated; \(written) events and device states → \(events)")
         print("next: beacon-history import --database FILE --pseudonym-secret SECRET \(events)")
+    }
+
+    /// When `hour` (0–24; 24: the next midnight) begins on the day starting at `midnight` (Unix
+    /// ms), on the machine's clock, daylight saving included.
+    static func time(hour: Int, of midnight: Int64) -> Int64 {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.current
+        let day = Date(timeIntervalSince1970: Double(midnight) / 1000)
+        let at = calendar.date(byAdding: .hour, value: hour, to: day).flatMap { guess in
+            hour == 24 ? calendar.date(byAdding: .day, value: 1, to: day)
+                : calendar.date(bySettingHour: hour, minute: 0, second: 0, of: day) ?? guess
+        }
+        return at.map { Int64($0.timeIntervalSince1970 * 1000) } ?? midnight + Int64(hour) * 3_600_000
+    }
+
+    /// The hour of the day at `time` (Unix ms) on the machine's clock, daylight saving included.
+    static func hour(of time: Int64) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.current
+        return calendar.component(.hour, from: Date(timeIntervalSince1970: Double(time) / 1000))
     }
 
     /// After closing, the simulation goes on this long (ms) with the doors shut: the last shoppers leave.

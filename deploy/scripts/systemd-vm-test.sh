@@ -89,10 +89,13 @@ if [[ ! -f $cache ]]; then
     echo "systemd-vm: building the root file system with mmdebstrap into $cache" >&2
     mkdir -p "$(dirname "$cache")"
     mirror=$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
+    # An interrupted build leaves no half-written archive behind.
+    trap 'rm -f "$cache.partial"; exit 1' INT TERM
     mmdebstrap --variant=minbase --format=tar --include="$packages" bookworm "$cache.partial" \
         "${mirror:-http://deb.debian.org/debian}" </dev/null >&2 ||
         { rm -f "$cache.partial"; echo "systemd-vm: mmdebstrap failed" >&2; exit 1; }
     mv "$cache.partial" "$cache"
+    trap - INT TERM
 fi
 
 rm -rf "$out/root" "$out/initramfs" "$out/initramfs.cpio" "$out/console.log" "$out/results"
