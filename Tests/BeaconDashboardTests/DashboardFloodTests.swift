@@ -39,8 +39,11 @@ struct DashboardFloodTests {
                 watch()
                 return log().contains("HTTP listener at its connection cap") ? true : nil
             }
+            // Asked while slow clients still hold connections (they may all be timed out by the
+            // time a slow machine answers).
+            let drippingWhenAsked = flood.dripping
             let health = try await http.getJSON("/api/health", as: HealthView.self, timeout: .seconds(300))
-            #expect(health.status == 200 && flood.dripping > 0, "a page's request is answered while the flood goes on")
+            #expect(health.status == 200 && drippingWhenAsked > 0, "a page's request is answered while the flood goes on")
             #expect(health.value.server.maxConnections == Self.cap && health.value.server.connectionCapReached >= 1)
             _ = try await pollAsync("every slow client to be timed out", within: .seconds(300), every: .milliseconds(200), explain: {
                 "\(flood.closedByServer) of \(count) closed by the dashboard"
