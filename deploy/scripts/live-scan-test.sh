@@ -59,25 +59,8 @@ for name in "${capture_names[@]}"; do captures+=("$testdata/$name"); done
 # Where the guest mounts the package, the programs, the test data and the results (on a tmpfs).
 shares=/run/live-scan
 
-# The newest kernel with the modules the guest needs (hci_vhci, 9p over virtio).
-kernel=""
-kversion=""
-for image in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V -r); do
-    version=${image#/boot/vmlinuz-}
-    modules="/lib/modules/$version"
-    if [[ -r "$image" && -f "$modules/modules.dep" ]] && grep -q '/hci_vhci\.ko' "$modules/modules.dep" &&
-        grep -q '/9pnet_virtio\.ko' "$modules/modules.dep" && grep -q '^kernel/fs/9p/9p\.ko' "$modules/modules.dep"; then
-        kernel=$image
-        kversion=$version
-        break
-    fi
-done
-qemu=$(command -v qemu-system-x86_64 || true)
-busybox=""
-for candidate in /bin/busybox /usr/bin/busybox; do
-    # The initramfs has no C library: only a static busybox runs there.
-    if [[ -x $candidate ]] && ! ldd "$candidate" >/dev/null 2>&1; then busybox=$candidate; break; fi
-done
+source "$root/deploy/scripts/vm-host.sh"
+vm_find_host
 [[ $(uname -m) == x86_64 ]] || cannot "the guest is x86_64 and this machine is $(uname -m)"
 [[ -n $qemu ]] || cannot "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
 [[ -n $kernel ]] || cannot "no kernel in /boot with hci_vhci and 9p modules (apt-get install linux-image-amd64)"
@@ -125,25 +108,7 @@ done
 # their dependencies in load order, from modules.dep), and an init that mounts that root and the
 # four shares, gives the kernel a modprobe (the Bluetooth stack and its crypto autoload through
 # it) and runs the guest script inside the host's root.
-cp "$busybox" "$out/initramfs/bin/busybox"
-modlist=()
-add_module() {
-    local line deps dep
-    line=$(grep "^kernel/.*/$1\.ko:" "/lib/modules/$kversion/modules.dep" || true)
-    [[ -n $line ]] || return 0  # built in
-    deps=${line#*:}
-    for dep in $(echo $deps | tr ' ' '\n' | tac) "${line%%:*}"; do
-        local known=0 m
-        for m in "${modlist[@]}"; do [[ $m == "$dep" ]] && known=1; done
-        ((known)) || modlist+=("$dep")
-    done
-}
-for module in virtio_pci 9pnet_virtio 9p; do add_module "$module"; done
-: >"$out/initramfs/modules/order"
-for module in "${modlist[@]}"; do
-    cp "/lib/modules/$kversion/$module" "$out/initramfs/modules/"
-    basename "$module" >>"$out/initramfs/modules/order"
-done
+vm_initramfs_base "$out/initramfs"
 cat >"$out/initramfs/init" <<EOF
 #!/bin/busybox sh
 /bin/busybox --install -s /bin

@@ -47,23 +47,8 @@ capture="$root/../shared/testdata/$capture_name"
 packages=systemd,systemd-sysv,kmod,mosquitto,mosquitto-clients,libmosquitto1,libjson-c5,libbluetooth3
 cache="$root/.build/systemd-vm-rootfs-$(echo "$packages" | md5sum | cut -c1-8).tar"
 
-kernel=""
-kversion=""
-for image in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V -r); do
-    version=${image#/boot/vmlinuz-}
-    modules="/lib/modules/$version/modules.dep"
-    if [[ -r "$image" && -f "$modules" ]] && grep -q '/hci_vhci\.ko' "$modules" &&
-        grep -q '/9pnet_virtio\.ko' "$modules" && grep -q '^kernel/fs/9p/9p\.ko' "$modules"; then
-        kernel=$image
-        kversion=$version
-        break
-    fi
-done
-qemu=$(command -v qemu-system-x86_64 || true)
-busybox=""
-for candidate in /bin/busybox /usr/bin/busybox; do
-    if [[ -x $candidate ]] && ! ldd "$candidate" >/dev/null 2>&1; then busybox=$candidate; break; fi
-done
+source "$root/deploy/scripts/vm-host.sh"
+vm_find_host
 [[ $(uname -m) == x86_64 ]] || cannot "the guest is x86_64 and this machine is $(uname -m)"
 [[ $(id -u) == 0 ]] || cannot "not root (the root file system's files belong to its own users)"
 [[ -n $qemu ]] || cannot "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
@@ -109,24 +94,7 @@ echo "systemd-vm: root file system laid out in $((($(date +%s%N) - started) / 10
 
 # The initramfs: a static busybox and the modules that reach the root over 9p; its init mounts the
 # root and hands over to systemd.
-cp "$busybox" "$out/initramfs/bin/busybox"
-modlist=()
-add_module() {
-    local line dep m known
-    line=$(grep "^kernel/.*/$1\.ko:" "/lib/modules/$kversion/modules.dep" || true)
-    [[ -n $line ]] || return 0
-    for dep in $(echo ${line#*:} | tr ' ' '\n' | tac) "${line%%:*}"; do
-        known=0
-        for m in "${modlist[@]}"; do [[ $m == "$dep" ]] && known=1; done
-        ((known)) || modlist+=("$dep")
-    done
-}
-for module in virtio_pci 9pnet_virtio 9p; do add_module "$module"; done
-: >"$out/initramfs/modules/order"
-for module in "${modlist[@]}"; do
-    cp "/lib/modules/$kversion/$module" "$out/initramfs/modules/"
-    basename "$module" >>"$out/initramfs/modules/order"
-done
+vm_initramfs_base "$out/initramfs"
 cat >"$out/initramfs/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin

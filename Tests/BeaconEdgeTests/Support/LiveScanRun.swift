@@ -9,7 +9,7 @@ import Testing
 enum LiveScanLayout: String, CaseIterable, Sendable, CustomStringConvertible {
     /// The package where it is: its scripts, its `.build` and the `../shared` beside it.
     case checkout
-    /// A copy of what the script reads (its two scripts, the two programs, the two captures) laid
+    /// A copy of what the script reads (its three scripts, the two programs, the two captures) laid
     /// out as a checkout with `../shared` beside it: under /tmp when the package is not, else in
     /// /var/tmp.
     case copy
@@ -70,7 +70,7 @@ struct LiveScanRun: Sendable {
         let base = URL(fileURLWithPath: parent).appendingPathComponent("beaconnet-live-scan-\(getpid())-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: base) }
         let checkout = base.appendingPathComponent("checkout")
-        for script in ["live-scan-test.sh", "live-scan-guest.sh"] {
+        for script in ["live-scan-test.sh", "live-scan-guest.sh", "vm-host.sh"] {
             try copy(TestPaths.inPackage("deploy/scripts/\(script)"), to: checkout.appendingPathComponent("deploy/scripts/\(script)"))
         }
         let copiedBin = checkout.appendingPathComponent(".build/debug")
