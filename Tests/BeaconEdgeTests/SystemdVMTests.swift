@@ -69,22 +69,7 @@ enum SystemdVM {
     static let script = TestPaths.inPackage("deploy/scripts/systemd-vm-test.sh").path
 
     /// Why it cannot run here (the script's `--check`), or nil when it can.
-    static let unavailable: String? = {
-        let missing = ["beacon-edge", "beacon-aggregator", "beacon-vhci"].filter { BuiltProducts.path($0) == nil }
-        guard missing.isEmpty else {
-            return "\(missing.joined(separator: ", ")) not built beside the tests (swift build --build-tests)"
-        }
-        guard let directory = try? TestDirectory.make("systemd-vm-check") else { return "no scratch directory" }
-        let output = directory.appendingPathComponent("check.log").path
-        guard let process = try? ChildProcess(executable: "/bin/bash", arguments: [script, "--check"], outputFile: output) else {
-            return "cannot start \(script)"
-        }
-        // A trait's condition is read synchronously; the check reads a few files and exits.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        let text = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        return process.exitStatus == 0 ? nil : text.isEmpty ? "systemd-vm-test.sh --check failed" : text
-    }()
+    static let unavailable: String? = VMScriptCheck.unavailable(script: script, products: ["beacon-edge", "beacon-aggregator", "beacon-vhci"])
 
     static var skipNote: Comment { Comment(rawValue: unavailable ?? "") }
 }
