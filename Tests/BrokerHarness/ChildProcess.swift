@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A child process started with `posix_spawn`, with an empty signal mask and default signal
-/// handlers.
+/// handlers, holding none of the test process's descriptors but its standard ones.
 ///
 /// Why not Foundation's `Process`: the test runner's threads block SIGTERM and friends, a
 /// spawned child inherits that mask, and mosquitto only restores the mask it inherited around
@@ -34,6 +34,7 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        SpawnedDescriptors.closeAll(from: 3, in: &actions)
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import BrokerHarness
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -59,6 +60,7 @@ final class HeadlessChromium: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_adddup2(&actions, toBrowser[0], 3)
         posix_spawn_file_actions_adddup2(&actions, fromBrowser[1], 4)
+        SpawnedDescriptors.closeAll(from: 5, in: &actions)
         // As root (CI) the sandbox cannot start; the pages are our own, on the loopback.
         let arguments = [executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                          "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--mute-audio",
