@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconCommandLine
 import BeaconCore
 import BeaconDashboard
+import BeaconHistory
 import BeaconMetricsExport
 import BeaconMQTT
 import BeaconWire
@@ -39,8 +40,13 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     @Option(help: "Where to serve the page and the API, HOST:PORT (0.0.0.0:8080 for every interface).")
     var listen = "127.0.0.1:8080"
 
-    @Option(help: "The SQLite database beacon-history run writes, read only: each store's history page and /api/history (none: no history).")
+    @Option(help: ArgumentHelp(
+        "The database beacon-history run writes, read only, for the history pages and /api/history: its SQLite file, or its postgres://USER@HOST[:PORT]/DATABASE (a read-only role will do). None: no history.",
+        valueName: "file-or-url"))
     var historyDatabase: String?
+
+    @Option(help: "A file whose first line is the PostgreSQL role's password (instead of one in the URL, which ps shows).")
+    var historyDatabasePasswordFile: String?
 
     /// The login, the names the page is reached by, the listener's limits.
     @OptionGroup
@@ -51,6 +57,12 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
 
     func validate() throws {
         try page.validate(listen: try listenAddress())
+        let history = try parsedHistoryLocation()
+        if historyDatabasePasswordFile != nil {
+            guard case .postgres? = history else {
+                throw ValidationError("--history-database-password-file is for a postgres:// --history-database only")
+            }
+        }
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
 
@@ -62,6 +74,20 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
     /// `--listen` as an address.
     func listenAddress() throws -> ListenAddress {
         do { return try ListenAddress(parsing: listen) } catch { throw ValidationError("--listen \(error)") }
+    }
+
+    private func parsedHistoryLocation() throws -> HistoryDatabaseLocation? {
+        do {
+            return try historyDatabase.map { try HistoryDatabaseLocation(parsing: $0) }
+        } catch {
+            throw ValidationError("--history-database \(error)")
+        }
+    }
+
+    /// Where the history is, the password read from its file (exit 78 when it cannot be).
+    func historyLocation() throws -> HistoryDatabaseLocation? {
+        let password = try historyDatabasePasswordFile.map { try BrokerLoginOptions.password(from: $0, flag: "--history-database-password-file") }
+        return try parsedHistoryLocation()?.replacingPassword(with: password)
     }
 
     func run() async throws {
@@ -76,11 +102,11 @@ struct BeaconDashboardCommand: AsyncParsableCommand {
             mqtt: mqtt, scheme: try TopicScheme(root: topicRoot), listenHost: address.host, listenPort: address.port,
             access: try page.access())
         page.apply(to: &settings)
-        settings.historyDatabase = historyDatabase
+        settings.historyDatabase = try historyLocation()
         let logger = Logger(label: "beaconnet.dashboard")
-        if let historyDatabase, !FileManager.default.fileExists(atPath: historyDatabase) {
+        if case .sqlite(let path)? = settings.historyDatabase, !FileManager.default.fileExists(atPath: path) {
             // The recorder may start later and make it; until then the history answers 503.
-            logger.warning("--history-database \(historyDatabase) does not exist yet: history is unavailable until beacon-history makes it")
+            logger.warning("--history-database \(path) does not exist yet: history is unavailable until beacon-history makes it")
         }
         try await BrokerPreflight.check(mqtt, logger: logger)
         let group = ServiceGroup(configuration: .init(

@@ -24,11 +24,8 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Where the history is, the password read from its file (exit 78 when it cannot be).
     func location() throws -> HistoryDatabaseLocation {
-        guard case .postgres(var postgres) = try parsedLocation() else { return try parsedLocation() }
-        if let databasePasswordFile {
-            postgres.password = try BrokerLoginOptions.password(from: databasePasswordFile, flag: "--database-password-file")
-        }
-        return .postgres(postgres)
+        let password = try databasePasswordFile.map { try BrokerLoginOptions.password(from: $0, flag: "--database-password-file") }
+        return try parsedLocation().replacingPassword(with: password)
     }
 
     private func parsedLocation() throws -> HistoryDatabaseLocation {

@@ -119,6 +119,18 @@ struct ExitStatusTests {
         #expect(result.status == ExitStatus.usage.rawValue, "\(name) \(arguments.joined(separator: " ")): \(result.output)")
     }
 
+    @Test("beacon-dashboard: a --history-database it cannot read, or a password file without PostgreSQL, is 64 and says which")
+    func dashboardHistoryFlags() async throws {
+        for (arguments, says) in [
+            (["--history-database", "mysql://r@h/history"], "--history-database mysql://r@h/history is neither a postgres:// URL nor a file"),
+            (["--history-database", "history.sqlite", "--history-database-password-file", "pw"],
+             "--history-database-password-file is for a postgres:// --history-database only"),
+        ] {
+            let result = try await CommandLineTests.run("beacon-dashboard", ["--no-login"] + arguments)
+            #expect(result.status == ExitStatus.usage.rawValue && result.output.contains(says), "\(arguments): \(result.output)")
+        }
+    }
+
     @Test("a broker that refuses the connection is 69 for beacon-sim watch and load")
     func brokerUnavailable() async throws {
         for arguments in [["watch", "--port", "1"], ["load", "--port", "1", "--duration", "1", "--stores", "1", "--devices", "1"]] {

@@ -25,6 +25,7 @@ struct DashboardBrowserTests {
                 try await Self.logIn(browser, stack)
                 try await Self.liveStores(browser, stack)
                 try await Self.history(browser, stack)
+                try await Self.chainHistory(browser, stack)
                 try await Self.unknownStore(browser, stack)
                 try await Self.brokerGone(browser, stack)
                 await browser.close()
@@ -138,6 +139,30 @@ struct DashboardBrowserTests {
             "[...document.querySelectorAll('#dwell-bins-chart rect.bin')].map(r => r.getBBox().height)"))
         #expect(bins.count == 8 && bins.contains { $0 > 0 }, "the store's dwell in its eight bins: \(bins)")
         try await browser.screenshot(to: artifacts + "/dashboard-history.png")
+    }
+
+    /// `/history`, linked from the live page's header: the login's stores over a day, a row a
+    /// store, without the per-section charts.
+    static func chainHistory(_ browser: HeadlessChromium, _ stack: DashboardStack) async throws {
+        try await browser.navigate(stack.url + "/")
+        _ = try await pollAsync("the live page's history link", within: .seconds(30)) {
+            try await browser.evaluate("document.getElementById('history-all')?.getAttribute('href') ?? null") == #""/history""# ? true : nil
+        }
+        try await browser.navigate(stack.url + "/history?date=2025-11-26")
+        let shown = "[document.body.dataset.charts, document.querySelectorAll('#stores-table tbody tr').length, document.querySelectorAll('#footfall-chart rect.bar').length, document.getElementById('occupancy-chart').closest('section').hidden, document.getElementById('flow-chart').closest('section').hidden, document.getElementById('stores-panel').hidden]"
+        let counts = try await pollAsync("the stores' history drawn", within: .seconds(30)) {
+            let counts = try decode([String?].self, try await browser.evaluate("\(shown).map(String)"))
+            return counts.first == "drawn" ? counts : nil
+        }
+        #expect(counts == ["drawn", "1", "24", "true", "true", "false"], "one store with visits, 24 hours, no section charts")
+        let walks = HistoryFill.day(Self.historyDay)
+        let summary = try decode(String.self, try await browser.evaluate("document.getElementById('history-summary').textContent"))
+        #expect(summary == "\(walks.count) visits by \(walks.count) devices in 1 store.", "\(summary)")
+        let row = try decode([String].self, try await browser.evaluate(
+            "[...document.querySelectorAll('#stores-table tbody tr td')].map(cell => cell.textContent)"))
+        #expect(row.first == "Lyon Part-Dieu · 101" && row.dropFirst().first == "\(walks.count)", "\(row)")
+        #expect(try await browser.evaluate("document.querySelector('#stores-table a').getAttribute('href')") == #""/stores/101/history?date=2025-11-26""#)
+        try await browser.screenshot(to: artifacts + "/dashboard-history-stores.png")
     }
 
     /// `/stores/999`: a message, not a blank page.

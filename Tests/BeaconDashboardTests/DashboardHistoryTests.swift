@@ -30,7 +30,7 @@ struct DashboardHistoryTests {
     @Test("a store's footfall, dwell, peak, flows and occupancy over a day, in the time zone asked for")
     func report() async throws {
         let path = try await HistoryFill.database(Self.walks)
-        try await RouterClient.with(adjust: { $0.historyDatabase = path }) { router in
+        try await RouterClient.with(adjust: { $0.historyDatabase = .sqlite(path: path) }) { router in
             let response = try await router.get("/api/history/stores/101?\(Self.window)&time-zone=UTC")
             #expect(response.status == .ok && response.headers[.contentType] == "application/json; charset=utf-8")
             #expect(response.headers[.cacheControl] == "no-store")
@@ -60,7 +60,7 @@ struct DashboardHistoryTests {
             "report", "--database", path, "--store", "101", "--from", "2025-11-26T09:00", "--to", "2025-11-26T13:30",
             "--time-zone", "Europe/Paris", "--step", "30", "--format", "json",
         ], output: printed)
-        try await RouterClient.with(adjust: { $0.historyDatabase = path }) { router in
+        try await RouterClient.with(adjust: { $0.historyDatabase = .sqlite(path: path) }) { router in
             let response = try await router.get("/api/history/stores/101?from=2025-11-26T09:00&to=2025-11-26T13:30&time-zone=Europe/Paris&step=30")
             #expect(response.status == .ok)
             #expect(response.text == (try String(contentsOfFile: printed, encoding: .utf8)))
@@ -70,7 +70,7 @@ struct DashboardHistoryTests {
     @Test("a login limited to store 102 gets 403 for 101 and its own store's report; no session is 401")
     func roles() async throws {
         let path = try await HistoryFill.database(Self.walks)
-        try await RouterClient.with(access: .login(DashboardLoginTests.users, secureCookie: false), adjust: { $0.historyDatabase = path }) { router in
+        try await RouterClient.with(access: .login(DashboardLoginTests.users, secureCookie: false), adjust: { $0.historyDatabase = .sqlite(path: path) }) { router in
             #expect(try await router.get("/api/history/stores/102?\(Self.window)").status == .unauthorized)
             let cookie = try await router.login("bob", "bob-secret").cookie
             let (forbidden, reason) = try await router.get("/api/history/stores/101?\(Self.window)", as: RouterClient.ErrorBody.self, cookie: cookie)
@@ -80,15 +80,64 @@ struct DashboardHistoryTests {
         }
     }
 
+    @Test("a set of stores or the chain: /api/history?stores=, the login's stores by default, none outside them")
+    func setOfStores() async throws {
+        let path = try await HistoryFill.database(Self.walks)
+        try await RouterClient.with(access: .login(DashboardLoginTests.users, secureCookie: false), adjust: { $0.historyDatabase = .sqlite(path: path) }) { router in
+            let ana = try await router.login("ana", "ana-secret").cookie
+            let chain = try Self.decode(try await router.get("/api/history?\(Self.window)&time-zone=UTC", cookie: ana))
+            #expect(chain.storeSummaries.map { "\($0.store) \($0.visits)" } == ["101 2", "102 1"])
+            #expect(chain.hourly.filter { $0.visits > 0 }.map { "\($0.label) \($0.visits)" } == ["2025-11-26T10:00:00Z 3"])
+            let all = try await router.get("/api/history?stores=all&\(Self.window)&time-zone=UTC", cookie: ana)
+            #expect(all.text == (try await router.get("/api/history?\(Self.window)&time-zone=UTC", cookie: ana)).text)
+            let listed = try Self.decode(try await router.get("/api/history?stores=102,104-110&\(Self.window)&time-zone=UTC", cookie: ana))
+            #expect(listed.storeSummaries.map { "\($0.store) \($0.visits)" } == ["102 1"])
+            let bob = try await router.login("bob", "bob-secret").cookie
+            let own = try Self.decode(try await router.get("/api/history?\(Self.window)&time-zone=UTC", cookie: bob))
+            #expect(own.storeSummaries.map(\.store) == [102], "a limited login's default is its own stores")
+            for (query, status, says) in [
+                ("stores=all", HTTPResponse.Status.forbidden, "this login may see stores 102 only"),
+                ("stores=101-102", .forbidden, "store 101 is not among this login's stores (102)"),
+                ("stores=10x", .badRequest, "stores 10x is not all or a list of store numbers"),
+            ] {
+                let (response, body) = try await router.get("/api/history?\(query)&\(Self.window)", as: RouterClient.ErrorBody.self, cookie: bob)
+                #expect(response.status == status && body.error.message.contains(says), "\(query): \(body.error.message)")
+            }
+            let (tooMany, body) = try await router.get("/api/history?stores=1-6000&\(Self.window)", as: RouterClient.ErrorBody.self, cookie: ana)
+            #expect(tooMany.status == .badRequest && body.error.message.contains("names 6000 stores, more than 5000"), "\(body.error.message)")
+        }
+    }
+
+    @Test("read from PostgreSQL: the same answer as from SQLite; a server not reachable is 503 and names it", .enabled(if: SharedPostgres.isInstalled, SharedPostgres.skipReason))
+    func postgres() async throws {
+        let path = try await HistoryFill.database(Self.walks)
+        let url = try await HistoryFill.postgres(Self.walks)
+        let query = "/api/history/stores/101?\(Self.window)&time-zone=Europe/Paris&step=30"
+        let fromFile = try await RouterClient.with(adjust: { $0.historyDatabase = .sqlite(path: path) }) { router in try await router.get(query).text }
+        let location = try HistoryDatabaseLocation(parsing: url)
+        try await RouterClient.with(adjust: { $0.historyDatabase = location }) { router in
+            let response = try await router.get(query)
+            #expect(response.status == .ok && response.text == fromFile)
+            let chain = try Self.decode(try await router.get("/api/history?\(Self.window)&time-zone=UTC"))
+            #expect(chain.storeSummaries.map { "\($0.store) \($0.visits)" } == ["101 2", "102 1"])
+        }
+        let nowhere = "postgres://beacon@127.0.0.1:\(try Broker.unusedPort())/history"
+        let unreachable = try HistoryDatabaseLocation(parsing: nowhere)
+        try await RouterClient.with(adjust: { $0.historyDatabase = unreachable }) { router in
+            let (response, body) = try await router.get(query, as: RouterClient.ErrorBody.self)
+            #expect(response.status == .serviceUnavailable && body.error.message.contains("cannot reach the history database \(nowhere)"), "\(body.error.message)")
+        }
+    }
+
     @Test("no database given is 404; one not made yet is 503, and is read once beacon-history has made it")
     func unavailable() async throws {
         try await RouterClient.with { router in
             let (response, body) = try await router.get("/api/history/stores/101", as: RouterClient.ErrorBody.self)
-            #expect(response.status == .notFound && body.error.message.contains("start it with --history-database FILE"), "\(body.error.message)")
+            #expect(response.status == .notFound && body.error.message.contains("start it with --history-database"), "\(body.error.message)")
         }
         let directory = try TestDirectory.make("dashboard-history-later").path
         let later = "\(directory)/history.sqlite"
-        try await RouterClient.with(adjust: { $0.historyDatabase = later }) { router in
+        try await RouterClient.with(adjust: { $0.historyDatabase = .sqlite(path: later) }) { router in
             let (response, body) = try await router.get("/api/history/stores/101?\(Self.window)", as: RouterClient.ErrorBody.self)
             #expect(response.status == .serviceUnavailable && body.error.message.contains("\(later): no such file"), "\(body.error.message)")
             let made = try await HistoryFill.database(Self.walks)
@@ -102,6 +151,7 @@ struct DashboardHistoryTests {
         try await RouterClient.with { router in
             for (path, type, marker) in [
                 ("/stores/101/history", "text/html", #"<script src="/d3.min.js"></script>"#), ("/history.js", "text/javascript", "/api/history/stores/"),
+                ("/history", "text/html", #"<table id="stores-table">"#),
                 ("/d3.min.js", "text/javascript", #"!function(){var d3={version:"3.5.16"}"#), ("/dashboard.js", "text/javascript", "/history"),
             ] {
                 let response = try await router.get(path)
@@ -122,7 +172,7 @@ struct DashboardHistoryTests {
     @Test("a malformed store, time, time zone, window or step is 400, saying which and the forms it takes")
     func badQueries() async throws {
         let path = try await HistoryFill.database(Self.walks)
-        try await RouterClient.with(adjust: { $0.historyDatabase = path }) { router in
+        try await RouterClient.with(adjust: { $0.historyDatabase = .sqlite(path: path) }) { router in
             let cases: [(query: String, says: String)] = [
                 ("stores/1o1?\(Self.window)", "1o1 is not a store number"),
                 ("stores/101?from=yesterday", "from yesterday is not a day (2026-11-26)"),

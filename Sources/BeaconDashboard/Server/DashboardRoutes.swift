@@ -37,8 +37,10 @@ enum DashboardRoutes {
             .get("/") { _, _ in WebAsset.page }
             .get("stores/:major") { _, _ in WebAsset.page }
             .get("stores/:major/history") { _, _ in WebAsset.historyPage }
+            .get("history") { _, _ in WebAsset.historyPage }
         let api = router.group("api").add(middleware: NoStoreMiddleware()).add(middleware: RequireViewerMiddleware(kind: .api))
-        HistoryController(archive: HistoryArchive(path: settings.historyDatabase), clock: store.clock).addRoutes(to: api)
+        HistoryController(archive: HistoryArchive(location: settings.historyDatabase, logger: logger), clock: store.clock)
+            .addRoutes(to: api)
         APIController(store: store).addRoutes(to: api)
         return router
     }

@@ -1,3 +1,4 @@
+public import BeaconHistory
 public import BeaconMetricsExport
 public import BeaconMQTT
 public import BeaconWire
@@ -47,9 +48,10 @@ public struct DashboardSettings: Sendable {
     public var maxAggregators = 1_000
     /// The most event streams (pages) open at once; past it a page is refused (503) and counted.
     public var maxEventStreams = 100
-    /// The SQLite file `beacon-history run` writes, read (never written) for `/api/history` and
-    /// the history pages; nil when the dashboard serves no history.
-    public var historyDatabase: String?
+    /// The database `beacon-history run` writes (its SQLite file or PostgreSQL database), read
+    /// (never written) for `/api/history` and the history pages; nil when the dashboard serves
+    /// no history.
+    public var historyDatabase: HistoryDatabaseLocation?
 
     /// Settings for a dashboard reading `mqtt` under `scheme`, serving on `listenHost:listenPort`
     /// to whom `access` lets in.

@@ -1,4 +1,5 @@
-// BeaconNet store history: one day of a store from /api/history (beacon-history's report),
+// BeaconNet history: one day of a store (/stores/<major>/history), or of a set of stores or the
+// whole chain (/history, ?stores=101,103-110), from /api/history (beacon-history's report),
 // drawn with D3 (Debian's libjs-d3, served by the dashboard itself at /d3.min.js: nothing is
 // loaded from elsewhere, so the page works on an isolated network). A module script: its names
 // stay out of the page's global scope; D3 is the classic script before it (window.d3).
@@ -6,7 +7,9 @@ const d3 = window.d3;
 const byId = (id) => document.getElementById(id);
 const pad = (n) => String(n).padStart(2, '0');
 const route = location.pathname.match(/^\/stores\/(\d+)\/history\/?$/);
+// One store's page, or (at /history) the stores asked for: the login's own when none are.
 const major = route ? route[1] : null;
+const storesAsked = major ? null : new URLSearchParams(location.search).get('stores');
 // Hours and days are the browser's: the report is asked for in its time zone.
 const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 const colour = d3.scale.category10();
@@ -78,9 +81,14 @@ function drawFootfall(report) {
     .attr('r', (h) => (h.visits > 0 ? 2.5 : 0));
 }
 
+const storeName = (s) => s.name || `Store ${s.store}`;
+
 function drawDwell(report) {
-  const rows = report.store_summaries.map((s) => ({ name: 'Whole store', median: s.dwell_median, p90: s.dwell_p90, visits: s.visits }))
-    .concat(report.sections.map((s) => ({ name: sectionName(report, s.section), median: s.dwell_median, p90: s.dwell_p90, visits: s.visits })))
+  // A store's page: the store, then its sections; several stores: one row a store.
+  const rows = (major
+    ? report.store_summaries.map((s) => ({ name: 'Whole store', median: s.dwell_median, p90: s.dwell_p90, visits: s.visits }))
+      .concat(report.sections.map((s) => ({ name: sectionName(report, s.section), median: s.dwell_median, p90: s.dwell_p90, visits: s.visits })))
+    : report.store_summaries.map((s) => ({ name: storeName(s), median: s.dwell_median, p90: s.dwell_p90, visits: s.visits })))
     .filter((row) => row.p90 !== null && row.p90 !== undefined);
   if (rows.length === 0) return empty('dwell-chart', 'No visit ended that day.');
   const left = 110;
@@ -96,11 +104,11 @@ function drawDwell(report) {
   row.append('title').text((r) => `${r.name}: median ${Math.round(minutes(r.median))} min, 90th percentile ${Math.round(minutes(r.p90))} min (${r.visits} visits)`);
 }
 
-// The store's visits that ended, counted by how long they lasted (the report's dwell bins).
+// The stores' visits that ended, counted by how long they lasted (the report's dwell bins,
+// added up over the stores).
 function drawDwellBins(report) {
-  const store = report.store_summaries[0];
-  const counts = store ? store.dwell_histogram : [];
-  if (!store || counts.every((count) => count === 0)) return empty('dwell-bins-chart', 'No visit ended that day.');
+  const counts = report.dwell_bin_starts.map((start, i) => d3.sum(report.store_summaries, (s) => s.dwell_histogram[i] || 0));
+  if (counts.every((count) => count === 0)) return empty('dwell-bins-chart', 'No visit ended that day.');
   const starts = report.dwell_bin_starts.map((s) => s / 60);
   const labels = starts.map((from, i) => (i + 1 < starts.length ? `${from}–${starts[i + 1]}` : `${from}+`));
   const area = frame('dwell-bins-chart', 220);
@@ -135,7 +143,31 @@ function drawFlows(report) {
   cell.append('title').text((f) => `${sectionName(report, f.from)} → ${sectionName(report, f.to)}: ${f.count}`);
 }
 
+const minutesText = (ms) => (ms === null || ms === undefined ? '–' : `${Math.round(minutes(ms))} min`);
+
+function fillStores(report, day) {
+  const body = d3.select('#stores-table tbody');
+  body.selectAll('*').remove();
+  const row = body.selectAll('tr').data(report.store_summaries).enter().append('tr').attr('data-store', (s) => s.store);
+  row.append('td').append('a').attr('href', (s) => `/stores/${s.store}/history?date=${day}`).text((s) => `${storeName(s)} · ${s.store}`);
+  row.append('td').text((s) => s.visits);
+  row.append('td').text((s) => s.unique_devices);
+  row.append('td').text((s) => minutesText(s.dwell_median));
+  row.append('td').text((s) => minutesText(s.dwell_p90));
+  row.append('td').text((s) => (s.peak_at ? `${s.peak_occupancy} at ${clock(s.peak_at)}` : '–'));
+}
+
+function summariseStores(report) {
+  byId('history-title').textContent = storesAsked ? `Stores ${storesAsked}` : 'All your stores';
+  if (report.store_summaries.length === 0) return 'No visits recorded that day.';
+  const visits = d3.sum(report.store_summaries, (s) => s.visits);
+  const devices = d3.sum(report.daily, (d) => d.unique_devices);
+  const stores = report.store_summaries.length;
+  return `${visits} visits by ${devices} devices in ${stores} ${stores === 1 ? 'store' : 'stores'}.`;
+}
+
 function summarise(report) {
+  if (!major) return summariseStores(report);
   const store = report.store_summaries[0];
   byId('history-title').textContent = `${store && store.name ? store.name : `Store ${major}`} · ${major}`;
   if (!store) return 'No visits recorded that day.';
@@ -147,7 +179,9 @@ function summarise(report) {
 async function load(day) {
   document.body.dataset.charts = 'loading';
   byId('history-error').hidden = true;
-  const url = `/api/history/stores/${major}?from=${day}&to=${nextDay(day)}&time-zone=${encodeURIComponent(zone)}&step=15`;
+  const span = `from=${day}&to=${nextDay(day)}&time-zone=${encodeURIComponent(zone)}&step=15`;
+  const url = major ? `/api/history/stores/${major}?${span}`
+    : `/api/history?${span}${storesAsked ? `&stores=${encodeURIComponent(storesAsked)}` : ''}`;
   const response = await fetch(url, { cache: 'no-store' });
   if (response.status === 401) return location.assign(`/login?next=${encodeURIComponent(location.pathname)}`);
   let body = null;
@@ -162,11 +196,15 @@ async function load(day) {
     return;
   }
   byId('history-summary').textContent = summarise(body);
-  drawOccupancy(body);
+  if (major) {
+    drawOccupancy(body);
+    drawFlows(body);
+  } else {
+    fillStores(body, day);
+  }
   drawFootfall(body);
   drawDwell(body);
   drawDwellBins(body);
-  drawFlows(body);
   document.body.dataset.charts = 'drawn';
 }
 
@@ -174,10 +212,13 @@ const asked = new URLSearchParams(location.search).get('date');
 const day = byId('day');
 day.value = asked && /^\d{4}-\d{2}-\d{2}$/.test(asked) ? asked : localDay(new Date());
 byId('zone').textContent = `hours in ${zone}`;
-byId('live-link').href = `/stores/${major}`;
+byId('live-link').href = major ? `/stores/${major}` : '/';
+document.querySelectorAll('[data-scope]').forEach((panel) => { panel.hidden = (panel.dataset.scope === 'store') !== Boolean(major); });
 day.addEventListener('change', () => {
   if (!day.value) return;
-  history.replaceState(null, '', `${location.pathname}?date=${day.value}`);
+  const search = new URLSearchParams(location.search);
+  search.set('date', day.value);
+  history.replaceState(null, '', `${location.pathname}?${search}`);
   load(day.value);
 });
 load(day.value);

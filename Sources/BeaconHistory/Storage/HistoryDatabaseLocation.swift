@@ -23,6 +23,14 @@ public enum HistoryDatabaseLocation: Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// The same place, PostgreSQL's login using `password` when one is given (read from a file
+    /// rather than the URL, which `ps` shows); an SQLite file as it is.
+    public func replacingPassword(with password: String?) -> HistoryDatabaseLocation {
+        guard case .postgres(var postgres) = self, let password else { return self }
+        postgres.password = password
+        return .postgres(postgres)
+    }
+
     /// The file, or the URL without its password.
     public var description: String {
         switch self {

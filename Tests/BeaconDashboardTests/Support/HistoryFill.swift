@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconHistory
 import BeaconWire
 import Foundation
+import Logging
 import TestSupport
 
 /// A history database written as beacon-history writes one: the region events an aggregator
@@ -27,7 +28,21 @@ enum HistoryFill {
     /// A new database file in a test directory holding `walks`; its path.
     static func database(_ walks: [Walk]) async throws -> String {
         let path = try TestDirectory.make("dashboard-history").appendingPathComponent("history.sqlite").path
-        let database = try SQLiteHistoryDatabase(path: path, deviceKeys: DeviceKeying.rawIdentifiers.kindName, secretFingerprint: nil)
+        try await fill(try SQLiteHistoryDatabase(path: path, deviceKeys: DeviceKeying.rawIdentifiers.kindName, secretFingerprint: nil), walks)
+        return path
+    }
+
+    /// A new database on the tests' PostgreSQL server holding `walks`; its URL.
+    static func postgres(_ walks: [Walk]) async throws -> String {
+        let url = try await SharedPostgres.database("dashboard_history").url
+        let location = try HistoryDatabaseLocation(parsing: url)
+        let writing = HistoryDatabaseAccess.writing(deviceKeys: DeviceKeying.rawIdentifiers.kindName, secretFingerprint: nil)
+        try await location.withDatabase(access: writing, logger: Logger(label: "test.history-fill")) { try await fill($0, walks) }
+        return url
+    }
+
+    /// Writes `walks` to `database` as the recorder would.
+    static func fill(_ database: some HistoryDatabase, _ walks: [Walk]) async throws {
         var book = VisitBook(keying: .rawIdentifiers)
         var batch = HistoryBatch()
         // By time; at one instant in the order a walk makes them (a section's exit before the next's enter).
@@ -35,7 +50,6 @@ enum HistoryFill {
             book.apply(event.element, into: &batch)
         }
         try await database.write(batch)
-        return path
     }
 
     /// The events of `walk`, in order: store enter, each section's enter (from the previous one)
