@@ -21,7 +21,8 @@ struct RunCommand: AsyncParsableCommand {
             Runs until SIGTERM or SIGINT (exit 0), writing what it received first. A broker that \
             refuses the login or the TLS set-up exits 69; one that cannot be reached is waited for. \
             A database that cannot be opened, or holds another kind of device key, and an unreadable \
-            or short --pseudonym-secret exit 78; a PostgreSQL server that cannot be reached or \
+            or short --pseudonym-secret, and a --journal that cannot be opened or is another recorder's \
+            exit 78; a PostgreSQL server that cannot be reached or \
             refuses the login exits 69.
             """)
 
@@ -38,6 +39,11 @@ struct RunCommand: AsyncParsableCommand {
     /// Where and how the visits are kept.
     @OptionGroup(title: "Storage")
     var storage: StorageOptions
+
+    @Option(help: ArgumentHelp(
+        "The file keeping each message received until the visits it makes are written, so that a recorder killed (not stopped) loses nothing; none to keep no journal. Default: beside an SQLite database (FILE.arrivals); none for PostgreSQL.",
+        valueName: "file"))
+    var journal: String?
 
     @OptionGroup
     var logging: LoggingOptions
@@ -66,6 +72,7 @@ struct RunCommand: AsyncParsableCommand {
         mqtt.inboundBufferCapacity = 100_000
         var settings = HistorySettings(mqtt: mqtt, scheme: try TopicScheme(root: topicRoot))
         settings.keepDays = storage.keepDays
+        settings.journalPath = try journalPath(logger)
         let keying = try storage.keying()
         let book = VisitBook(keying: keying, limits: storage.limits)
         try await storage.database.withDatabase(access: storage.access(keying: keying), logger: logger) { database in
@@ -77,6 +84,15 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    /// `--journal`, or its default for the database.
+    private func journalPath(_ logger: Logger) throws -> String? {
+        if journal == "none" { return nil }
+        if let journal { return journal }
+        if case .sqlite(let path) = try storage.database.location() { return path + ".arrivals" }
+        logger.notice("no --journal: a recorder killed rather than stopped loses the messages it had not written (about a second's)")
+        return nil
+    }
+
     /// The exit for a recorder that could not run.
     private static func exit(_ error: HistoryRunError, mqtt: MQTTConfiguration) -> ExitCode {
         switch error {
@@ -84,6 +100,8 @@ struct RunCommand: AsyncParsableCommand {
             ExitCode(.unavailable, saying: BrokerFailure.message(failure, mqtt, role: "a history login (make-acl.sh --history NAME)"))
         case .database(let failure):
             ExitCode(DatabaseOptions.status(of: failure), saying: "\(failure)")
+        case .journal(let failure):
+            ExitCode(.configError, saying: "\(failure)")
         case .stopped(let failure):
             ExitCode(.internalFailure, saying: "stopped: \(failure)")
         }

@@ -40,4 +40,28 @@ import TestSupport
         #expect(visits.map(\.enter) == [time])
         #expect(try await recorder.database.names().stores[101] == "Store 101")
     }
+
+    /// The journal as the network thread and the flushes use it: a message stays until the write
+    /// holding its records commits; one received after the flush took its batch stays on.
+    @Test func theJournalKeepsWhatIsNotWritten() async throws {
+        let directory = try TestDirectory.make("history-recorder-journal")
+        let database = try SQLiteHistoryDatabase(path: directory.appendingPathComponent("h.sqlite").path, deviceKeys: "raw", secretFingerprint: nil)
+        let journal = try ArrivalJournal(path: directory.appendingPathComponent("h.sqlite.arrivals").path, logger: Logger(label: "test"))
+        let recorder = HistoryRecorder(
+            book: VisitBook(keying: .rawIdentifiers), database: database, journal: journal, scheme: .standard, logger: Logger(label: "test"))
+        let time: Int64 = 1_764_151_200_000
+        let messages = (1...3).map { Self.message(.event(.store(101), .enter), Wire.enter("d\($0)", 101, at: time, seq: 1)) }
+        for message in messages.prefix(2) {
+            journal.append(message)
+            recorder.receive(message)
+        }
+        journal.append(messages[2])
+        #expect(journal.count == 3)
+        try await recorder.flush()
+        #expect(journal.count == 1, "the third is journalled, not yet applied: it stays")
+        recorder.receive(messages[2])
+        try await recorder.flush()
+        #expect(journal.count == 0)
+        #expect(try await database.storeVisits(stores: [101], began: time..<(time + 1)).count == 3)
+    }
 }

@@ -22,18 +22,10 @@ struct FlushService: Service, CustomStringConvertible {
                 sinceStaleCheck = .zero
                 logger.info("recording: \(recorder.summary)")
             }
-            await flush()
+            await recorder.flushReporting()
         }
         // The reader, stopped before this, has applied everything it received.
-        await flush()
+        await recorder.flushReporting()
         logger.info("stopped: \(recorder.summary)")
-    }
-
-    private func flush() async {
-        do {
-            try await recorder.flush()
-        } catch {
-            logger.error("cannot write the visits (kept for the next attempt): \(error)")
-        }
     }
 }

@@ -12,17 +12,30 @@ public final class HistoryRecorder: Sendable {
         var pending = HistoryBatch()
         var rejected = 0
         var written = 0
+        /// Messages received so far, decoded or not: the journal numbers them alike.
+        var received = 0
+        /// Writes failed in a row, since when, and when that was last said.
+        var failures = 0
+        var failingSince: ContinuousClock.Instant?
+        var lastFailureReport: ContinuousClock.Instant?
     }
+
+    /// How often failures that go on are said again.
+    static let failureReportInterval = Duration.seconds(60)
 
     /// Where the visits go.
     public let database: any HistoryDatabase
+    /// What was received and not yet written, dropped as the writes commit.
+    public let journal: ArrivalJournal?
     private let scheme: TopicScheme
     private let logger: Logger
     private let state: Mutex<State>
 
-    /// A recorder applying messages to `book` and writing to `database`.
-    public init(book: VisitBook, database: any HistoryDatabase, scheme: TopicScheme, logger: Logger) {
+    /// A recorder applying messages to `book` and writing to `database`, each message received
+    /// having been appended to `journal` (if any) first.
+    public init(book: VisitBook, database: any HistoryDatabase, journal: ArrivalJournal? = nil, scheme: TopicScheme, logger: Logger) {
         self.database = database
+        self.journal = journal
         self.scheme = scheme
         self.logger = logger
         state = Mutex(State(book: book))
@@ -33,6 +46,7 @@ public final class HistoryRecorder: Sendable {
     /// (the first ones) and otherwise ignored.
     @discardableResult
     public func receive(_ message: MQTTMessage) -> Int {
+        state.withLock { $0.received += 1 }
         let input: HistoryInput
         do {
             guard let decoded = try HistoryInput(topic: message.topic, payload: message.payload, scheme: scheme) else {
@@ -63,18 +77,25 @@ public final class HistoryRecorder: Sendable {
         state.withLock { state in state.book.closeStale(into: &state.pending) }
     }
 
-    /// Writes everything pending in one transaction. When the write fails, the batch is kept
-    /// (before anything received since) for the next flush, and the error thrown.
+    /// Writes everything pending in one transaction, then drops from the journal the messages
+    /// it came from. When the write fails, the batch is kept (before anything received since)
+    /// for the next flush, and the error thrown.
     public func flush() async throws(HistoryDatabaseError) {
-        let batch = state.withLock { state in
+        let (batch, received) = state.withLock { state in
             let batch = state.pending
             state.pending = HistoryBatch()
-            return batch
+            return (batch, state.received)
         }
-        guard !batch.isEmpty else { return }
+        // Every message received so far has its records in this batch or in one written before.
+        let written = { [journal] in journal?.discard(before: received + 1) }
+        guard !batch.isEmpty else {
+            written()
+            return
+        }
         do throws(HistoryDatabaseError) {
             try await database.write(batch)
             state.withLock { $0.written += batch.count }
+            written()
         } catch {
             state.withLock { state in
                 var kept = batch
@@ -83,6 +104,42 @@ public final class HistoryRecorder: Sendable {
             }
             throw error
         }
+    }
+
+    /// Writes what is pending (``flush()``) and says how it went: a failure at once, then once a
+    /// minute while they go on (a full disk fails every second), and when writing works again.
+    /// Returns whether everything pending was written.
+    @discardableResult
+    public func flushReporting() async -> Bool {
+        do {
+            try await flush()
+        } catch {
+            let now = ContinuousClock.now
+            let report = state.withLock { state -> (count: Int, since: ContinuousClock.Instant)? in
+                state.failures += 1
+                let since = state.failingSince ?? now
+                state.failingSince = since
+                if let last = state.lastFailureReport, now - last < Self.failureReportInterval { return nil }
+                state.lastFailureReport = now
+                return (state.failures, since)
+            }
+            if let report {
+                logger.error(
+                    "cannot write the visits (the \(pendingCount) records pending are kept for the next attempt): \(error)",
+                    metadata: ["history.failed_writes": "\(report.count)", "history.failing_for": "\(now - report.since)"])
+            }
+            return false
+        }
+        let recovered = state.withLock { state -> (count: Int, since: ContinuousClock.Instant)? in
+            defer { (state.failures, state.failingSince, state.lastFailureReport) = (0, nil, nil) }
+            return state.failingSince.map { (state.failures, $0) }
+        }
+        if let recovered {
+            logger.notice("writing the visits again", metadata: [
+                "history.failed_writes": "\(recovered.count)", "history.failing_for": "\(ContinuousClock.now - recovered.since)",
+            ])
+        }
+        return true
     }
 
     /// What the recorder has done so far, for the log.

@@ -10,13 +10,16 @@ public enum HistoryRunError: Error, Sendable {
     case broker(MQTTError)
     /// The database could not be read at start.
     case database(HistoryDatabaseError)
+    /// The arrival journal cannot be used (``HistorySettings/journalPath``).
+    case journal(ArrivalJournalError)
     /// A service ended the recorder with an error of its own.
     case stopped(any Error)
 }
 
-/// beacon-history's recorder as one call: takes back the visits a previous run left open,
-/// connects with a persistent session, then records until SIGTERM or SIGINT — which also end the
-/// wait for a broker that is not there yet (the connection is made inside the service group).
+/// beacon-history's recorder as one call: takes back the visits a previous run left open and
+/// writes what its arrival journal kept, connects with a persistent session, then records until
+/// SIGTERM or SIGINT — which also end the wait for a broker that is not there yet (the
+/// connection is made inside the service group).
 public enum HistoryRuntime {
     /// Runs the recorder of `settings` over `database`, storing devices as `book` says.
     public static func run(
@@ -31,11 +34,27 @@ public enum HistoryRuntime {
         } catch {
             throw .database(error)
         }
-        let recorder = HistoryRecorder(book: book, database: database, scheme: settings.scheme, logger: logger)
+        let journal: ArrivalJournal?
+        do throws(ArrivalJournalError) {
+            journal = try settings.journalPath.map { path throws(ArrivalJournalError) in try ArrivalJournal(path: path, logger: logger) }
+        } catch {
+            throw .journal(error)
+        }
+        let recorder = HistoryRecorder(book: book, database: database, journal: journal, scheme: settings.scheme, logger: logger)
+        if let journal, !journal.recovered.isEmpty {
+            // A previous run that was killed: what it had received and not written.
+            for message in journal.recovered { recorder.receive(message) }
+            do throws(HistoryDatabaseError) { try await recorder.flush() } catch { throw .database(error) }
+            logger.notice("applied \(journal.recovered.count) messages the previous run received and had not written", metadata: ["history.journal": "\(journal.path)"])
+        }
         let client = MQTTClient(configuration: settings.mqtt, logger: logger)
         let subscription: MQTTSubscription
+        var onArrival: (@Sendable (MQTTMessage) -> Void)?
+        if let journal {
+            onArrival = { message in journal.append(message) }
+        }
         do throws(MQTTError) {
-            subscription = try client.declareSubscription(to: settings.filters, qos: .atLeastOnce)
+            subscription = try client.declareSubscription(to: settings.filters, qos: .atLeastOnce, onArrival: onArrival)
         } catch {
             throw .broker(error)
         }

@@ -20,6 +20,9 @@ public struct HistorySettings: Sendable {
     public var retentionInterval: Duration = .seconds(3600)
     /// How long to wait between connection attempts while the broker cannot be reached at start.
     public var retryDelay: Duration = .seconds(2)
+    /// The file keeping what was received and not yet written (``ArrivalJournal``); nil keeps
+    /// none, and a recorder killed rather than stopped loses what it had not written.
+    public var journalPath: String?
 
     /// Settings for a recorder reading `mqtt` under `scheme`.
     public init(mqtt: MQTTConfiguration, scheme: TopicScheme = .standard) {

@@ -39,10 +39,7 @@ struct RecordService: Service, CustomStringConvertible {
     /// Writes until the pending records are below the bound, waiting between failed attempts.
     private func writeBeforeReadingOn() async {
         while recorder.pendingCount >= settings.maxPending {
-            do {
-                try await recorder.flush()
-            } catch {
-                logger.error("cannot write the visits, retrying in \(settings.flushInterval): \(error)")
+            if !(await recorder.flushReporting()) {
                 try? await Task.sleep(for: settings.flushInterval)
             }
         }

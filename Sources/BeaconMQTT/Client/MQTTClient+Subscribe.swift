@@ -72,16 +72,26 @@ extension MQTTClient {
     /// there is logged, not thrown. With a persistent session, a consumer that is cancelled (a
     /// shutdown) leaves the subscription at the broker, which goes on queueing for the next run;
     /// ``unsubscribe(_:)`` removes it.
+    ///
+    /// `onArrival`, when given, is called with each message on the network thread before it is
+    /// buffered for the consumer, within libmosquitto's message callback: what it keeps (a
+    /// journal in a file) survives the process being killed before the consumer has used the
+    /// message, though the broker already counts it delivered (libmosquitto 2.0.11 sends the
+    /// PUBACK just before the callback, later versions just after).
     /// - Throws: ``MQTTError/invalidTopic(topic:reason:)``, ``MQTTError/connectInProgress`` once
     ///   `connect()` has been called, ``MQTTError/shutdown`` after ``disconnect()``.
-    public func declareSubscription(to filters: [String], qos: MQTTQoS) throws(MQTTError) -> MQTTSubscription {
+    public func declareSubscription(
+        to filters: [String], qos: MQTTQoS, onArrival: (@Sendable (MQTTMessage) -> Void)? = nil
+    ) throws(MQTTError) -> MQTTSubscription {
         guard !filters.isEmpty else { throw .invalidTopic(topic: "", reason: "no topic filter given") }
         for filter in filters { try ClientCore.checkFilter(filter) }
         let id = core.state.withLock { $0.makeID() }
         var logger = core.logger
         logger[metadataKey: "mqtt.filters"] = "\(filters)"
         let persistent = !configuration.cleanSession
-        let (stream, entry) = SubscriptionEntry.make(id: id, filters: filters, qos: qos, configuration: configuration, logger: logger) { [weak core] termination in
+        let (stream, entry) = SubscriptionEntry.make(
+            id: id, filters: filters, qos: qos, configuration: configuration, logger: logger, onArrival: onArrival
+        ) { [weak core] termination in
             // A persistent session's subscription outlives a consumer that was cancelled (a
             // shutdown): the broker keeps queueing for the next run. unsubscribe(_:) removes it.
             let keep: Bool

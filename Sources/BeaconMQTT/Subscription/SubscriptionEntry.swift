@@ -12,14 +12,20 @@ final class SubscriptionEntry: Sendable {
     let dropped = Atomic<Int>(0)
     /// Set for a ``MQTTInboundOverflow/pauseReading`` subscription (its stream is unbounded).
     let gate: InboundGate?
+    /// Called with each message before it is buffered (``MQTTClient/declareSubscription(to:qos:onArrival:)``).
+    let onArrival: (@Sendable (MQTTMessage) -> Void)?
     let logger: Logger
 
-    init(id: UInt64, filters: [String], qos: MQTTQoS, continuation: AsyncStream<MQTTMessage>.Continuation, gate: InboundGate?, logger: Logger) {
+    init(
+        id: UInt64, filters: [String], qos: MQTTQoS, continuation: AsyncStream<MQTTMessage>.Continuation, gate: InboundGate?,
+        onArrival: (@Sendable (MQTTMessage) -> Void)? = nil, logger: Logger
+    ) {
         self.id = id
         self.filters = filters
         self.qos = qos
         self.continuation = continuation
         self.gate = gate
+        self.onArrival = onArrival
         self.logger = logger
     }
 
@@ -28,6 +34,7 @@ final class SubscriptionEntry: Sendable {
     /// after the gate is opened for good (a thread waiting for a reader that is gone goes on).
     static func make(
         id: UInt64, filters: [String], qos: MQTTQoS, configuration: MQTTConfiguration, logger: Logger,
+        onArrival: (@Sendable (MQTTMessage) -> Void)? = nil,
         onTermination: @escaping @Sendable (AsyncStream<MQTTMessage>.Continuation.Termination) -> Void
     ) -> (AsyncStream<MQTTMessage>, SubscriptionEntry) {
         let capacity = max(1, configuration.inboundBufferCapacity)
@@ -46,7 +53,7 @@ final class SubscriptionEntry: Sendable {
             gate?.open()
             onTermination(termination)
         }
-        return (stream, SubscriptionEntry(id: id, filters: filters, qos: qos, continuation: continuation, gate: gate, logger: logger))
+        return (stream, SubscriptionEntry(id: id, filters: filters, qos: qos, continuation: continuation, gate: gate, onArrival: onArrival, logger: logger))
     }
 
     /// The first of the filters that matches `topic` (a C string from libmosquitto), if any.
@@ -63,6 +70,7 @@ final class SubscriptionEntry: Sendable {
     /// buffer drops its oldest message (the `bufferingNewest` policy): counted, and logged at
     /// 1, 2, 4, 8, … drops so a stalled consumer shows in the log without flooding it.
     func deliver(_ message: MQTTMessage) {
+        onArrival?(message)
         if let gate {
             gate.admit()
             if case .terminated = continuation.yield(message) {

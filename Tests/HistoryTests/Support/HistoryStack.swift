@@ -24,12 +24,12 @@ struct HistoryStack {
     }
 
     /// Starts a recorder with client id `name`, writing `name.sqlite`, logging to `name.log`
-    /// (appended, so a restarted one keeps its first run's log).
-    func startRecorder(_ name: String) throws -> ChildProcess {
+    /// (appended, so a restarted one keeps its first run's log), with `arguments` besides.
+    func startRecorder(_ name: String, _ arguments: [String] = []) throws -> ChildProcess {
         try ChildProcess(executable: try Self.binary("beacon-history"), arguments: [
             "run", "--port", "\(broker.port)", "--client-id", name, "--database", database(name), "--pseudonym-secret", secret,
             "--log-level", "debug",
-        ], outputFile: "\(directory)/\(name).log")
+        ] + arguments, outputFile: "\(directory)/\(name).log")
     }
 
     /// The `--database` of recorder `name`: its PostgreSQL URL, or its SQLite file.
@@ -38,6 +38,11 @@ struct HistoryStack {
     /// How many times recorder `name`'s log says it connected.
     func connections(_ name: String) -> Int {
         log(name).components(separatedBy: "[BeaconHistory] connected").count - 1
+    }
+
+    /// How many times recorder `name`'s log says its client reconnected (after a lost connection).
+    func reconnections(_ name: String) -> Int {
+        log(name).components(separatedBy: "[BeaconMQTT] reconnected").count - 1
     }
 
     /// A program's log.
