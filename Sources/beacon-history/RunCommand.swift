@@ -4,6 +4,7 @@ import BeaconCore
 import BeaconHistory
 import BeaconMQTT
 import BeaconWire
+import Foundation
 import Logging
 
 /// `beacon-history run`: records the events and device states into the database until SIGTERM.
@@ -87,7 +88,13 @@ struct RunCommand: AsyncParsableCommand {
     /// `--journal`, or its default for the database.
     private func journalPath(_ logger: Logger) throws -> String? {
         if journal == "none" { return nil }
-        if let journal { return journal }
+        if let journal {
+            if case .sqlite(let path) = try storage.database.location(),
+               URL(fileURLWithPath: journal).standardizedFileURL == URL(fileURLWithPath: path).standardizedFileURL {
+                throw ValidationError("--journal \(journal) is the --database itself: give the journal a file of its own")
+            }
+            return journal
+        }
         if case .sqlite(let path) = try storage.database.location() { return path + ".arrivals" }
         logger.notice("no --journal: a recorder killed rather than stopped loses the messages it had not written (about a second's)")
         return nil

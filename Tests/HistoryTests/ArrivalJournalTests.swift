@@ -30,18 +30,20 @@ struct ArrivalJournalTests {
         let path = try Self.file("read-back")
         do {
             let journal = try ArrivalJournal(path: path, logger: Self.logger)
-            #expect(journal.recovered.isEmpty && journal.nextNumber == 1)
+            #expect(journal.takeRecovered().isEmpty && journal.nextNumber == 1)
             for message in Self.messages { journal.append(message) }
             #expect(journal.count == 3 && journal.nextNumber == 4)
         }
         let reopened = try ArrivalJournal(path: path, logger: Self.logger)
-        #expect(Self.shown(reopened.recovered) == Self.shown(Self.messages))
+        #expect(Self.shown(reopened.takeRecovered()) == Self.shown(Self.messages))
+        #expect(reopened.takeRecovered().isEmpty, "taken once")
         #expect(reopened.count == 3, "the records read back stay until written")
     }
 
-    @Test("discarding drops the records before a number, keeps the rest and the ones appended after")
+    @Test("discarding forgets the records before a number; the file keeps them until they are as large as the rest")
     func discard() throws {
         let path = try Self.file("discard")
+        let size = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1 }
         do {
             let journal = try ArrivalJournal(path: path, logger: Self.logger)
             for message in Self.messages.prefix(2) { journal.append(message) }
@@ -49,13 +51,20 @@ struct ArrivalJournalTests {
             #expect(journal.count == 1 && journal.nextNumber == 3)
             #expect(journal.append(Self.messages[2]) == 3)
             journal.discard(before: 1)
-            #expect(journal.count == 2, "an earlier number drops nothing")
+            #expect(journal.count == 2, "an earlier number forgets nothing")
         }
+        // The first record is still in the file (small): it is applied again, harmlessly.
         let reopened = try ArrivalJournal(path: path, logger: Self.logger)
-        #expect(Self.shown(reopened.recovered) == Self.shown(Array(Self.messages.dropFirst())))
+        #expect(Self.shown(reopened.takeRecovered()) == Self.shown(Self.messages))
         reopened.discard(before: reopened.nextNumber)
         #expect(reopened.count == 0)
-        #expect((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0)
+        #expect(size() == ArrivalJournal.magic.count, "nothing unwritten: cut to its header")
+        // A long run of written records before a short unwritten one: rewritten without them.
+        let big = MQTTMessage(topic: "beaconnet/state/ib-z", payload: [UInt8](repeating: 7, count: 70_000))
+        reopened.append(big)
+        reopened.append(Self.messages[0])
+        reopened.discard(before: reopened.nextNumber - 1)
+        #expect(size() == ArrivalJournal.magic.count + ArrivalJournal.encode(Self.messages[0]).count)
         #expect(!FileManager.default.fileExists(atPath: path + ".new"))
     }
 
@@ -65,10 +74,11 @@ struct ArrivalJournalTests {
         var bytes = Self.messages.flatMap(ArrivalJournal.encode)
         let whole = bytes.count
         bytes += ArrivalJournal.encode(MQTTMessage(topic: "beaconnet/events/101/exit", payload: Array("{}".utf8))).prefix(9)
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try Data(ArrivalJournal.magic + bytes).write(to: URL(fileURLWithPath: path))
         let journal = try ArrivalJournal(path: path, logger: Self.logger)
-        #expect(Self.shown(journal.recovered) == Self.shown(Self.messages))
+        #expect(Self.shown(journal.takeRecovered()) == Self.shown(Self.messages))
         #expect(ArrivalJournal.decode(bytes).ignored == bytes.count - whole)
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == ArrivalJournal.magic.count + whole, "the torn end cut off")
     }
 
     @Test("a second recorder on the same file is refused, saying so; a directory that is not there is said")
@@ -86,5 +96,14 @@ struct ArrivalJournalTests {
             try ArrivalJournal(path: nowhere, logger: Self.logger)
         }
         #expect(ArrivalJournalError.inUse(path: path).description.contains("give each recorder its own --journal"))
+    }
+
+    @Test("a file that is not a journal (a database named by mistake) is refused and left as it was")
+    func notAJournal() throws {
+        let path = try Self.file("not-a-journal")
+        let contents = Data("SQLite format 3\u{0}and the rest of a database".utf8)
+        try contents.write(to: URL(fileURLWithPath: path))
+        #expect(throws: ArrivalJournalError.notAJournal(path: path)) { try ArrivalJournal(path: path, logger: Self.logger) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
     }
 }

@@ -17,38 +17,42 @@ import Glibc
 /// recorder applies what is left before it subscribes; the visits' idempotent writes and the
 /// events' sequence numbers make applying one twice harmless.
 ///
-/// A record is the topic's length and bytes, then the payload's (lengths as 4-byte little-endian
-/// integers). An incomplete record at the end (the disk filled during a write) is ignored. The
-/// file is locked (`flock`) so that two recorders cannot share it.
+/// The file begins with ``magic``; a record is the topic's length and bytes, then the payload's
+/// (lengths as 4-byte little-endian integers). An incomplete record at the end (the disk filled
+/// during a write) is ignored; a file that does not begin so is refused, never overwritten. The
+/// file is locked (`flock`) so that two recorders cannot share it. Records already written stay
+/// in the file until they are as large as the rest (then it is rewritten without them), so the
+/// file is at most about twice what is unwritten, and a rewrite's cost is paid once per byte.
 public final class ArrivalJournal: Sendable {
     private struct State {
         var descriptor: Int32
-        /// Records in the file, oldest first, numbered from `firstNumber`.
+        /// The file's length: a short write is cut back to it, so that no torn record sits
+        /// before later whole ones.
+        var length: Int
+        /// Bytes at the file's start (after the magic) of records already written to the database.
+        var writtenBytes: Int
+        /// Records not yet written to the database, oldest first, numbered from `firstNumber`.
         var records: [[UInt8]]
         var firstNumber: Int
-        /// Whether a failed write was already logged (the next success logs again).
+        /// What the previous run left, until taken.
+        var recovered: [MQTTMessage]
+        /// Whether a failed append or rewrite was already logged (a success logs again).
         var failing = false
     }
+
+    /// What the file begins with.
+    static let magic = Array("BEACONNET-ARRIVALS 1\n".utf8)
 
     /// The file.
     public let path: String
     private let state: Mutex<State>
     private let logger: Logger
 
-    /// The messages left by the previous run, oldest first.
-    public let recovered: [MQTTMessage]
-
     /// Opens (or creates) the journal at `path` and reads what it holds; throws
-    /// ``ArrivalJournalError`` when the file cannot be opened, read or locked.
+    /// ``ArrivalJournalError`` when the file cannot be opened, read, locked or rewritten beside,
+    /// or is not a journal.
     public init(path: String, logger: Logger) throws(ArrivalJournalError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let busy = errno == EWOULDBLOCK
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw busy ? .inUse(path: path) : .cannotOpen(path: path, reason: reason)
-        }
+        let descriptor = try Self.openLocked(path)
         let bytes: [UInt8]
         do {
             bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -56,18 +60,67 @@ public final class ArrivalJournal: Sendable {
             close(descriptor)
             throw .cannotOpen(path: path, reason: "\(error.localizedDescription)")
         }
-        let (messages, records, ignored) = Self.decode(bytes)
+        guard bytes.isEmpty || bytes.starts(with: Self.magic) else {
+            close(descriptor)
+            throw .notAJournal(path: path)
+        }
+        // Where the rewrites go must be writable now, not first found out under load.
+        let probe = open(path + ".new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard probe >= 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw .cannotOpen(path: path + ".new", reason: reason)
+        }
+        close(probe)
+        unlink(path + ".new")
+        let body = Array(bytes.dropFirst(Self.magic.count))
+        let (messages, records, ignored) = Self.decode(body)
         if ignored > 0 {
             logger.warning("ignored an incomplete record at the end of the arrival journal", metadata: ["history.journal": "\(path)", "bytes": "\(ignored)"])
         }
+        var length = bytes.count - ignored
+        if bytes.isEmpty {
+            _ = Self.magic.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            length = Self.magic.count
+        } else if ignored > 0 {
+            _ = ftruncate(descriptor, off_t(length))
+        }
         self.path = path
         self.logger = logger
-        recovered = messages
-        state = Mutex(State(descriptor: descriptor, records: records, firstNumber: 1))
+        state = Mutex(State(descriptor: descriptor, length: length, writtenBytes: 0, records: records, firstNumber: 1, recovered: messages))
     }
 
     deinit {
         state.withLock { close($0.descriptor) }
+    }
+
+    /// Opens `path` and locks it; retries when the file was renamed over between the two (a
+    /// rewrite by the recorder that held it), so the lock is on the file the path names.
+    private static func openLocked(_ path: String) throws(ArrivalJournalError) -> Int32 {
+        for _ in 0..<5 {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let busy = errno == EWOULDBLOCK
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw busy ? .inUse(path: path) : .cannotOpen(path: path, reason: reason)
+            }
+            var opened = stat(), named = stat()
+            if fstat(descriptor, &opened) == 0, stat(path, &named) == 0, opened.st_ino == named.st_ino, opened.st_dev == named.st_dev {
+                return descriptor
+            }
+            close(descriptor)
+        }
+        throw .inUse(path: path)
+    }
+
+    /// The messages the previous run left, oldest first; empty after the first call.
+    public func takeRecovered() -> [MQTTMessage] {
+        state.withLock { state in
+            defer { state.recovered = [] }
+            return state.recovered
+        }
     }
 
     /// Appends `message` (the network thread, for each message); returns its number. A write
@@ -78,13 +131,13 @@ public final class ArrivalJournal: Sendable {
         return state.withLock { state in
             let written = record.withUnsafeBytes { write(state.descriptor, $0.baseAddress, $0.count) }
             if written == record.count {
+                state.length += record.count
                 if state.failing { logger.notice("the arrival journal is written again", metadata: ["history.journal": "\(path)"]) }
                 state.failing = false
-            } else if !state.failing {
-                state.failing = true
+            } else {
                 let reason = written < 0 ? String(cString: strerror(errno)) : "a short write"
-                logger.error("cannot write the arrival journal (a recorder killed now loses what it received since): \(reason)",
-                             metadata: ["history.journal": "\(path)"])
+                if written > 0 { _ = ftruncate(state.descriptor, off_t(state.length)) }
+                fail(&state, "cannot write the arrival journal (a recorder killed now loses what it received since): \(reason)")
             }
             state.records.append(record)
             return state.firstNumber + state.records.count - 1
@@ -94,35 +147,57 @@ public final class ArrivalJournal: Sendable {
     /// The number the next appended message gets.
     public var nextNumber: Int { state.withLock { $0.firstNumber + $0.records.count } }
 
-    /// Drops the records numbered below `number` (their records are in the database): the file is
-    /// rewritten with the rest and renamed over the journal.
+    /// Forgets the records numbered below `number` (their records are in the database). The file
+    /// keeps them until they are as large as the rest; then it is rewritten with the rest only
+    /// and renamed over the journal (cut to its magic when nothing is left).
     public func discard(before number: Int) {
         state.withLock { state in
             let count = min(max(0, number - state.firstNumber), state.records.count)
             guard count > 0 else { return }
-            let rest = state.records.dropFirst(count)
-            let temporary = path + ".new"
-            let descriptor = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                logger.error("cannot rewrite the arrival journal: \(String(cString: strerror(errno)))", metadata: ["history.journal": "\(temporary)"])
-                return
-            }
-            let bytes = Array(rest.joined())
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard written == bytes.count, flock(descriptor, LOCK_EX | LOCK_NB) == 0, rename(temporary, path) == 0 else {
-                logger.error("cannot rewrite the arrival journal: \(String(cString: strerror(errno)))", metadata: ["history.journal": "\(path)"])
-                close(descriptor)
-                unlink(temporary)
-                return
-            }
-            close(state.descriptor)
-            state.descriptor = descriptor
+            state.writtenBytes += state.records.prefix(count).reduce(0) { $0 + $1.count }
             state.records.removeFirst(count)
             state.firstNumber += count
+            let rest = state.length - Self.magic.count - state.writtenBytes
+            if state.records.isEmpty {
+                // Nothing unwritten: cut the file in place.
+                if ftruncate(state.descriptor, off_t(Self.magic.count)) == 0 {
+                    state.length = Self.magic.count
+                    state.writtenBytes = 0
+                }
+            } else if state.writtenBytes >= max(rest, 65_536) {
+                rewrite(&state)
+            }
         }
     }
 
-    /// Records in the file.
+    /// Writes the unwritten records to a new file and renames it over the journal. On failure
+    /// the journal stays as it is (the written records in it are applied again at most).
+    private func rewrite(_ state: inout State) {
+        let temporary = path + ".new"
+        let descriptor = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return fail(&state, "cannot rewrite the arrival journal: \(String(cString: strerror(errno)))") }
+        let bytes = Self.magic + Array(state.records.joined())
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count, flock(descriptor, LOCK_EX | LOCK_NB) == 0, rename(temporary, path) == 0 else {
+            let reason = written == bytes.count ? String(cString: strerror(errno)) : "the disk took \(written) of \(bytes.count) bytes"
+            close(descriptor)
+            unlink(temporary)
+            return fail(&state, "cannot rewrite the arrival journal: \(reason)")
+        }
+        close(state.descriptor)
+        state.descriptor = descriptor
+        state.length = bytes.count
+        state.writtenBytes = 0
+    }
+
+    /// Logs `message` once until the journal works again.
+    private func fail(_ state: inout State, _ message: String) {
+        guard !state.failing else { return }
+        state.failing = true
+        logger.error("\(message)", metadata: ["history.journal": "\(path)"])
+    }
+
+    /// Records not yet written to the database.
     public var count: Int { state.withLock { $0.records.count } }
 
     static func encode(_ message: MQTTMessage) -> [UInt8] {
@@ -163,6 +238,8 @@ public enum ArrivalJournalError: Error, Sendable, Equatable, CustomStringConvert
     case cannotOpen(path: String, reason: String)
     /// Another beacon-history holds it.
     case inUse(path: String)
+    /// The file is something else (it does not begin as a journal does): never overwritten.
+    case notAJournal(path: String)
 
     public var description: String {
         switch self {
@@ -170,6 +247,8 @@ public enum ArrivalJournalError: Error, Sendable, Equatable, CustomStringConvert
             "cannot open the arrival journal \(path): \(reason)"
         case .inUse(let path):
             "the arrival journal \(path) is in use by another beacon-history: give each recorder its own --journal"
+        case .notAJournal(let path):
+            "\(path) is not an arrival journal (it does not begin with BEACONNET-ARRIVALS): give --journal a new file, or remove this one if it is no longer needed"
         }
     }
 }

@@ -46,30 +46,24 @@ public final class HistoryRecorder: Sendable {
     /// (the first ones) and otherwise ignored.
     @discardableResult
     public func receive(_ message: MQTTMessage) -> Int {
-        state.withLock { $0.received += 1 }
-        let input: HistoryInput
-        do {
-            guard let decoded = try HistoryInput(topic: message.topic, payload: message.payload, scheme: scheme) else {
-                return state.withLock { $0.pending.count }
-            }
-            input = decoded
-        } catch {
-            let rejected = state.withLock { state in
-                state.rejected += 1
-                return state.rejected
-            }
-            if rejected <= 10 || rejected.isMultiple(of: 1000) {
-                logger.warning("ignored a message (\(rejected) so far)", metadata: ["mqtt.topic": "\(message.topic)", "reason": "\(error)"])
-            }
-            return state.withLock { $0.pending.count }
-        }
-        return state.withLock { state in
+        let input: Result<HistoryInput?, any Error> = Result { try HistoryInput(topic: message.topic, payload: message.payload, scheme: scheme) }
+        // Counted in the same step as its records are made: a flush that takes the count takes them.
+        let (pending, rejected) = state.withLock { state -> (Int, Int?) in
+            state.received += 1
             switch input {
-            case .event(let event): state.book.apply(event, into: &state.pending)
-            case .state(let deviceState): state.book.apply(deviceState, into: &state.pending)
+            case .success(.event(let event)?): state.book.apply(event, into: &state.pending)
+            case .success(.state(let deviceState)?): state.book.apply(deviceState, into: &state.pending)
+            case .success(nil): break
+            case .failure:
+                state.rejected += 1
+                return (state.pending.count, state.rejected)
             }
-            return state.pending.count
+            return (state.pending.count, nil)
         }
+        if let rejected, rejected <= 10 || rejected.isMultiple(of: 1000), case .failure(let error) = input {
+            logger.warning("ignored a message (\(rejected) so far)", metadata: ["mqtt.topic": "\(message.topic)", "reason": "\(error)"])
+        }
+        return pending
     }
 
     /// Closes the visits nothing was heard of for too long (into the pending batch).
@@ -79,7 +73,9 @@ public final class HistoryRecorder: Sendable {
 
     /// Writes everything pending in one transaction, then drops from the journal the messages
     /// it came from. When the write fails, the batch is kept (before anything received since)
-    /// for the next flush, and the error thrown.
+    /// for the next flush, and the error thrown. One flush at a time: the recorder's
+    /// ``FlushService`` is the only caller once recording (a later commit would otherwise drop
+    /// the journal's messages of an earlier batch still in flight).
     public func flush() async throws(HistoryDatabaseError) {
         let (batch, received) = state.withLock { state in
             let batch = state.pending

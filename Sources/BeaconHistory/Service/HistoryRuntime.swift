@@ -41,11 +41,14 @@ public enum HistoryRuntime {
             throw .journal(error)
         }
         let recorder = HistoryRecorder(book: book, database: database, journal: journal, scheme: settings.scheme, logger: logger)
-        if let journal, !journal.recovered.isEmpty {
-            // A previous run that was killed: what it had received and not written.
-            for message in journal.recovered { recorder.receive(message) }
+        if let journal {
+            // A previous run that was killed: what it had received (and perhaps not written).
+            let recovered = journal.takeRecovered()
+            for message in recovered { recorder.receive(message) }
             do throws(HistoryDatabaseError) { try await recorder.flush() } catch { throw .database(error) }
-            logger.notice("applied \(journal.recovered.count) messages the previous run received and had not written", metadata: ["history.journal": "\(journal.path)"])
+            if !recovered.isEmpty {
+                logger.notice("applied \(recovered.count) messages the previous run received and had not written", metadata: ["history.journal": "\(journal.path)"])
+            }
         }
         let client = MQTTClient(configuration: settings.mqtt, logger: logger)
         let subscription: MQTTSubscription

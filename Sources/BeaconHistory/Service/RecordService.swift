@@ -6,7 +6,8 @@ import ServiceLifecycle
 /// and device states from the broker into the recorder. At shutdown it
 /// disconnects first — the broker queues for the persistent session from that moment — and still
 /// applies every message already received. When too much is pending (the database is slow or
-/// failing) it writes before reading on, so the backlog waits in the broker, not in memory.
+/// failing) it waits for the flushes before reading on, so the backlog waits in the broker, not
+/// in memory.
 struct RecordService: Service, CustomStringConvertible {
     let client: MQTTClient
     let subscription: MQTTSubscription
@@ -36,12 +37,11 @@ struct RecordService: Service, CustomStringConvertible {
         logger.debug("shutting down: every received message applied")
     }
 
-    /// Writes until the pending records are below the bound, waiting between failed attempts.
+    /// Waits until the flushes have brought the pending records below the bound (the flush
+    /// service is the only writer: one flush at a time).
     private func writeBeforeReadingOn() async {
-        while recorder.pendingCount >= settings.maxPending {
-            if !(await recorder.flushReporting()) {
-                try? await Task.sleep(for: settings.flushInterval)
-            }
+        while recorder.pendingCount >= settings.maxPending, !Task.isCancelled {
+            try? await Task.sleep(for: settings.flushInterval / 10)
         }
     }
 }
