@@ -167,6 +167,7 @@ struct DashboardHistoryTests {
             #expect(response.status == .seeOther && response.headers[.location] == "/stores/101/history")
         }
         #expect(LoginPage.safeNext("/stores/101/history/x") == "/" && LoginPage.safeNext("/stores/history") == "/")
+        #expect(LoginPage.safeNext("/history") == "/history" && LoginPage.safeNext("/history?stores=1") == "/" && LoginPage.safeNext("//evil") == "/")
     }
 
     @Test("a malformed store, time, time zone, window or step is 400, saying which and the forms it takes")

@@ -38,8 +38,9 @@ struct LoginPage: ResponseGenerator {
     }
 
     /// `path` when it is one of the dashboard's pages (`/`, `/stores/<major>`,
-    /// `/stores/<major>/history`), else `/`: the login never sends a browser elsewhere.
+    /// `/stores/<major>/history`, `/history`), else `/`: the login never sends a browser elsewhere.
     static func safeNext(_ path: String?) -> String {
+        if path == "/history" { return "/history" }
         guard let path, path.hasPrefix("/stores/") else { return "/" }
         var store = path.dropFirst("/stores/".count)
         if store.hasSuffix("/history") { store = store.dropLast("/history".count) }
