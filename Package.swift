@@ -154,6 +154,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
@@ -211,7 +212,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-history",
             dependencies: [
-                "BeaconHistory", "BeaconMQTT", "BeaconWire", "BeaconCommandLine", "BeaconCore",
+                "BeaconHistory", "BeaconMQTT", "BeaconWire", "BeaconCommandLine", "BeaconCore", "BeaconMetricsExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -2,10 +2,12 @@ import ArgumentParser
 import BeaconCommandLine
 import BeaconCore
 import BeaconHistory
+import BeaconMetricsExport
 import BeaconMQTT
 import BeaconWire
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// `beacon-history run`: records the events and device states into the database until SIGTERM.
 struct RunCommand: AsyncParsableCommand {
@@ -46,6 +48,9 @@ struct RunCommand: AsyncParsableCommand {
         valueName: "file"))
     var journal: String?
 
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9467): messages taken, records written, writes failed, records pending.")
+    var metrics: String?
+
     @OptionGroup
     var logging: LoggingOptions
 
@@ -60,6 +65,9 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         try storage.validate()
+        if let metrics {
+            do { _ = try ListenAddress(parsing: metrics) } catch { throw ValidationError("--metrics \(error)") }
+        }
     }
 
     func run() async throws {
@@ -76,9 +84,16 @@ struct RunCommand: AsyncParsableCommand {
         settings.journalPath = try journalPath(logger)
         let keying = try storage.keying()
         let book = VisitBook(keying: keying, limits: storage.limits)
+        // Before the recorder makes its metrics: they are made through the bootstrapped factory.
+        var alongside: [any Service] = []
+        if let metrics, let endpoint = try? ListenAddress(parsing: metrics) {
+            let export = PrometheusExport(help: RecorderMetrics.help)
+            export.bootstrap()
+            alongside.append(MetricsExportService(endpoint: endpoint, export: export, logger: logger))
+        }
         try await storage.database.withDatabase(access: storage.access(keying: keying), logger: logger) { database in
             do throws(HistoryRunError) {
-                try await HistoryRuntime.run(settings: settings, book: book, database: database, logger: logger)
+                try await HistoryRuntime.run(settings: settings, book: book, database: database, logger: logger, alongside: alongside)
             } catch {
                 throw Self.exit(error, mqtt: mqtt)
             }
@@ -109,6 +124,8 @@ struct RunCommand: AsyncParsableCommand {
             ExitCode(DatabaseOptions.status(of: failure), saying: "\(failure)")
         case .journal(let failure):
             ExitCode(.configError, saying: "\(failure)")
+        case .stopped(let failure as MetricsListenError):
+            ExitCode(.unavailable, saying: ListenFailure.message(failure.underlying ?? failure, address: "\(failure.endpoint)", flag: "--metrics"))
         case .stopped(let failure):
             ExitCode(.internalFailure, saying: "stopped: \(failure)")
         }

@@ -10,7 +10,8 @@ import Testing
 
 /// `beacon-history run` on a disk that fills while it records: a real tmpfs of 2 MB mounted for
 /// the test (as root; skipped, saying so, otherwise). The recorder says the disk is full once,
-/// not at every attempt, keeps what it received, and writes it when space is freed.
+/// not at every attempt, keeps what it received, and writes it when space is freed; its
+/// `--metrics` show the failed writes and the records waiting, then the writes.
 @Suite("History: a full disk while recording", .serialized, .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
 struct HistoryDiskFullTests {
     /// A tmpfs of `megabytes` mounted at a new test directory.
@@ -44,10 +45,16 @@ struct HistoryDiskFullTests {
         try await withBroker { broker in
             let log = "\(disk)/../history.log"
             let database = "\(disk)/history.sqlite"
+            let metrics = HTTPProbe(port: try Broker.unusedPort())
             let recorder = try ChildProcess(executable: try HistoryStack.binary("beacon-history"), arguments: [
                 "run", "--port", "\(broker.port)", "--client-id", "full-disk", "--database", database, "--store-raw-device-ids",
-                "--log-level", "debug",
+                "--log-level", "debug", "--metrics", "127.0.0.1:\(metrics.port)",
             ], outputFile: log)
+            let metric = { (name: String) async -> Double? in
+                guard let text = try? await metrics.get("/metrics").text else { return nil }
+                return text.split(separator: "\n").first { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
+                    .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+            }
             defer { recorder.send(SIGKILL) }
             let text = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
             try await pollUntil("the recorder connected", explain: { text() }) { text().contains("[BeaconHistory] connected") }
@@ -66,10 +73,15 @@ struct HistoryDiskFullTests {
             try await Task.sleep(for: .seconds(4))
             #expect(text().components(separatedBy: "cannot write the visits").count - 1 == 1, "\(text().suffix(3000))")
             #expect(recorder.isRunning)
+            #expect((await metric("beaconnet_history_write_failures_total") ?? 0) >= 2, "a failed write a second")
+            #expect((await metric("beaconnet_history_pending_records") ?? 0) > 0)
+            #expect(await metric(#"beaconnet_history_messages_total{outcome="applied"}"#) == 400)
             try FileManager.default.removeItem(atPath: "\(disk)/filler")
             try await pollUntil("writing again once space is freed", explain: { String(text().suffix(3000)) }) {
                 text().contains("writing the visits again")
             }
+            #expect(await metric("beaconnet_history_pending_records") == 0)
+            #expect((await metric("beaconnet_history_records_written_total") ?? 0) >= 400)
             await client.disconnect()
             recorder.send(SIGTERM)
             #expect(await recorder.waitForExit(timeout: readinessLimit) && recorder.exitStatus == 0)

@@ -29,13 +29,18 @@ public final class HistoryRecorder: Sendable {
     public let journal: ArrivalJournal?
     private let scheme: TopicScheme
     private let logger: Logger
+    private let metrics: RecorderMetrics
     private let state: Mutex<State>
 
     /// A recorder applying messages to `book` and writing to `database`, each message received
     /// having been appended to `journal` (if any) first.
-    public init(book: VisitBook, database: any HistoryDatabase, journal: ArrivalJournal? = nil, scheme: TopicScheme, logger: Logger) {
+    public init(
+        book: VisitBook, database: any HistoryDatabase, journal: ArrivalJournal? = nil, scheme: TopicScheme, logger: Logger,
+        metrics: RecorderMetrics = RecorderMetrics()
+    ) {
         self.database = database
         self.journal = journal
+        self.metrics = metrics
         self.scheme = scheme
         self.logger = logger
         state = Mutex(State(book: book))
@@ -60,6 +65,8 @@ public final class HistoryRecorder: Sendable {
             }
             return (state.pending.count, nil)
         }
+        metrics.received(decoded: rejected == nil)
+        metrics.pending(pending)
         if let rejected, rejected <= 10 || rejected.isMultiple(of: 1000), case .failure(let error) = input {
             logger.warning("ignored a message (\(rejected) so far)", metadata: ["mqtt.topic": "\(message.topic)", "reason": "\(error)"])
         }
@@ -90,14 +97,22 @@ public final class HistoryRecorder: Sendable {
         }
         do throws(HistoryDatabaseError) {
             try await database.write(batch)
-            state.withLock { $0.written += batch.count }
+            let pending = state.withLock { state in
+                state.written += batch.count
+                return state.pending.count
+            }
+            metrics.wrote(batch.count)
+            metrics.pending(pending)
             written()
         } catch {
-            state.withLock { state in
+            metrics.failedWrite()
+            let pending = state.withLock { state in
                 var kept = batch
                 kept.append(state.pending)
                 state.pending = kept
+                return kept.count
             }
+            metrics.pending(pending)
             throw error
         }
     }

@@ -1,7 +1,7 @@
 public import BeaconMQTT
 public import Foundation
 public import Logging
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// Why the recorder could not run.
 public enum HistoryRunError: Error, Sendable {
@@ -21,9 +21,10 @@ public enum HistoryRunError: Error, Sendable {
 /// SIGTERM or SIGINT — which also end the wait for a broker that is not there yet (the
 /// connection is made inside the service group).
 public enum HistoryRuntime {
-    /// Runs the recorder of `settings` over `database`, storing devices as `book` says.
+    /// Runs the recorder of `settings` over `database`, storing devices as `book` says, with the
+    /// services `alongside` (a metrics endpoint) in its group.
     public static func run(
-        settings: HistorySettings, book: VisitBook, database: any HistoryDatabase, logger: Logger,
+        settings: HistorySettings, book: VisitBook, database: any HistoryDatabase, logger: Logger, alongside: [any Service] = [],
         clock: @escaping @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
     ) async throws(HistoryRunError) {
         var book = book
@@ -61,7 +62,7 @@ public enum HistoryRuntime {
         } catch {
             throw .broker(error)
         }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = alongside.map { .init(service: $0) } + [
             .init(service: FlushService(recorder: recorder, settings: settings, logger: logger)),
         ]
         if let keepDays = settings.keepDays {
