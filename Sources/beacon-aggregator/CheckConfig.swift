@@ -12,15 +12,23 @@ struct CheckConfig: ParsableCommand {
         commandName: "check-config",
         abstract: "Validate a chain config (and its calibration file); print every problem with its JSON path.",
         discussion: """
+            With a central section (the central tier in shards, docs/SCALING.md), also prints each \
+            shard's address, standby, stores and aggregator, and with --store N which shard and \
+            aggregator serve store N.
+
             Exits 0 for a config the aggregator would start with, and 78 — as run would — for one with problems.
             """)
 
     @Argument(help: "The chain config file (JSON), e.g. config/chain.example.json.")
     var file: String
 
+    @Option(help: "Say which shard, standby, aggregator and hub serve this store (with a central section).")
+    var store: Int?
+
     func run() throws {
+        let config: ChainConfig
         do {
-            let config = try ChainConfig.load(path: file)
+            config = try ChainConfig.load(path: file)
             let chain = try config.resolve()
             let sections = chain.sections.count, gateways = chain.gateways.count
             print("\(file): OK — \(chain.stores.count) store(s), \(sections) section(s), \(gateways) gateway(s), rule \(chain.tuning.rule.rawValue), exit \(chain.tuning.exitRule.rawValue)")
@@ -30,6 +38,34 @@ struct CheckConfig: ParsableCommand {
             print(error.description)
             throw ExitCode(.configError)
         }
+        for line in Self.centralLines(config: config) { print(line) }
+        if let store { print(try Self.storeLine(store, config: config)) }
+    }
+
+    /// The central tier's map: the hub, then a line a shard.
+    static func centralLines(config: ChainConfig) -> [String] {
+        guard let central = config.central else { return [] }
+        var lines = ["central: hub \(central.hub), \(central.shards.count) shard(s)"]
+        for shard in central.shards {
+            let selection = try? StoreSelection(parsing: shard.stores)
+            let count = config.stores.filter { store in selection?.ranges.contains { $0.contains(store.major) } == true }.count
+            let standby = shard.standby.map { ", standby \($0)" } ?? ", no standby"
+            lines.append("  \(shard.name): \(shard.address)\(standby); stores \(shard.stores) (\(count) in this config); aggregator \(shard.aggregator) (--stores \(shard.stores))")
+        }
+        return lines
+    }
+
+    /// Which shard and aggregator serve `store`; exit 64 when the config cannot say.
+    static func storeLine(_ store: Int, config: ChainConfig) throws -> String {
+        guard config.stores.contains(where: { $0.major == store }) else {
+            throw ExitCode(.usage, saying: "--store \(store): no such store in this config")
+        }
+        guard let central = config.central else {
+            throw ExitCode(.usage, saying: "--store \(store): this config has no central section (docs/SCALING.md): every store goes to the one central broker")
+        }
+        guard let shard = central.shard(of: store) else { return "store \(store): in no shard" }
+        let standby = shard.standby.map { ", standby \($0)" } ?? ""
+        return "store \(store): shard \(shard.name) (\(shard.address)\(standby)), aggregator \(shard.aggregator), hub \(central.hub)"
     }
 
     /// Under the `position` rule, the stores it leaves to hysteresis for want of geometry.

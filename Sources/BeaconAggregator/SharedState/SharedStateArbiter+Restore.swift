@@ -1,4 +1,4 @@
-import BeaconCore
+public import BeaconCore
 import BeaconEngine
 public import BeaconWire
 

@@ -1,4 +1,4 @@
-import BeaconCore
+public import BeaconCore
 import BeaconEngine
 import BeaconWire
 

@@ -23,6 +23,7 @@ extension ChainConfig {
         let sectionsByStore = validateStores(into: &issues)
         validateGateways(sectionsByStore: sectionsByStore, into: &issues)
         validateLayouts(into: &issues)
+        validateCentral(into: &issues)
         issues += tuning.validate()
         return issues
     }

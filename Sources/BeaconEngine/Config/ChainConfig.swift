@@ -22,19 +22,22 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
     public var calibrationFile: String?
     /// The contents of ``calibrationFile``, once read and checked; not a key of the chain file.
     public var calibration: Calibration?
+    /// `central` (optional): the shards of the central tier and the hub (``Central``).
+    public var central: Central?
 
     public init(siteUUID: String, stores: [Store], gateways: [Gateway], tuning: Tuning = Tuning(),
-                calibrationFile: String? = nil, calibration: Calibration? = nil) {
+                calibrationFile: String? = nil, calibration: Calibration? = nil, central: Central? = nil) {
         self.siteUUID = siteUUID
         self.stores = stores
         self.gateways = gateways
         self.tuning = tuning
         self.calibrationFile = calibrationFile
         self.calibration = calibration
+        self.central = central
     }
 
     enum CodingKeys: String, CodingKey {
-        case siteUUID = "site_uuid", stores, gateways, tuning, calibrationFile = "calibration"
+        case siteUUID = "site_uuid", stores, gateways, tuning, calibrationFile = "calibration", central
     }
 
     /// Reads the chain file's root object; nil where a required value cannot be used (reported).
@@ -44,9 +47,12 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
         let gateways = o.required("gateways", expecting: "an array")?.array { $0.object { Gateway(reading: &$0) } }
         let tuning = o.member("tuning")?.object { Tuning(reading: &$0) }
         let calibrationFile = o.optional("calibration", as: String.self)
+        let central = o.member("central")?.object { Central(reading: &$0) }
         o.comment()
         guard let siteUUID, let stores, let gateways else { return nil }
-        self.init(siteUUID: siteUUID, stores: stores, gateways: gateways, tuning: tuning ?? Tuning(), calibrationFile: calibrationFile)
+        self.init(
+            siteUUID: siteUUID, stores: stores, gateways: gateways, tuning: tuning ?? Tuning(), calibrationFile: calibrationFile,
+            central: central ?? nil)
     }
 
     /// A store: Core Location's UUID+major region.

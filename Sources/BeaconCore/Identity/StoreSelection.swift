@@ -1,8 +1,6 @@
-public import BeaconCore
-import BeaconEngine
-
 /// Which stores an aggregator instance owns (`--stores 1-250,300`), so several instances share a
-/// chain. Parsed from comma-separated numbers and inclusive ranges.
+/// chain, or a shard of the central tier serves (the chain config's `central.shards`). Parsed
+/// from comma-separated numbers and inclusive ranges.
 public struct StoreSelection: Sendable, Equatable, CustomStringConvertible {
     /// The ranges, merged and sorted; empty means every store.
     public let ranges: [ClosedRange<Int>]
