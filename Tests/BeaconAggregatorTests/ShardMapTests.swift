@@ -1,5 +1,5 @@
 import BeaconCore
-import BeaconEngine
+@testable import BeaconEngine
 import Foundation
 import TestSupport
 import Testing
@@ -43,12 +43,28 @@ struct ShardMapTests {
             #"$.central.shards[2].address: "shard-3:0": the port is not 1…65535"#,
             "$.central.shards[2].aggregator: agg-2 already reads shards[1]",
             #"$.central.shards[2].stores: "1o5" is not a store number or range"#,
-            "$.central.shards: store(s) 101 are in shards[0] and shards[1]: each store bridges to one shard",
+            "$.central.shards: stores 101 are in shards[0] and shards[1]: each store bridges to one shard",
         ] {
             #expect(said.contains { $0.hasPrefix(expected) }, "\(expected) not in \(said)")
         }
         config.central = .init(hub: "hub:8883", shards: [.init(name: "only", address: "shard:8883", stores: "101", aggregator: "agg-1")])
         #expect(config.validate().map(\.message) == ["store(s) 102, 103 are in no shard: no aggregator would decide them"])
+        // Ranges that overlap where the config has no store yet are refused too.
+        config.central = .init(hub: "hub:8883", shards: [
+            .init(name: "a", address: "a:8883", stores: "1-700", aggregator: "agg-1"),
+            .init(name: "b", address: "b:8883", stores: "500-900, 901-1000", aggregator: "agg-2"),
+        ])
+        #expect(config.validate().map(\.message) == ["stores 500-700 are in shards[0] and shards[1]: each store bridges to one shard"])
+    }
+
+    @Test("HOST:PORT, [IPv6]:PORT: what passes and what does not", arguments: [
+        ("shard-1.beaconnet.example:8883", true), ("10.0.0.2:1", true), ("[2001:db8::7]:8883", true), ("[::1]:65535", true),
+        (":8883", false), ("host:", false), ("host", false), ("[::1]", false), ("::1:8883", false), ("[::1]x:8883", false),
+        ("[host:8883", false), ("[a]b]:8883", false), ("[name.example]:8883", false), (" host:1", false), ("host:1 ", false),
+        ("host:+80", false), ("host:65536", false), ("host:0", false), ("ho st:1", false), ("host/x:1", false),
+    ])
+    func addresses(_ text: String, _ valid: Bool) {
+        #expect((ChainConfig.addressProblem(text) == nil) == valid, "\(text): \(ChainConfig.addressProblem(text) ?? "valid")")
     }
 
     @Test("check-config prints each shard, and with --store which shard and aggregator serve it")

@@ -10,10 +10,10 @@ public struct StoreSelection: Sendable, Equatable, CustomStringConvertible {
 
     init(ranges: [ClosedRange<Int>]) { self.ranges = ranges }
 
-    /// Parses `1-250,300`; throws a message naming the bad part.
+    /// Parses `1-250,300` (spaces ignored); throws a message naming the bad part.
     public init(parsing text: String) throws(StoreSelectionError) {
         var ranges: [ClosedRange<Int>] = []
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+        for part in text.filter({ $0 != " " }).split(separator: ",", omittingEmptySubsequences: false) {
             let bounds = part.split(separator: "-", omittingEmptySubsequences: false)
             guard (1...2).contains(bounds.count), let low = Int(bounds[0]), let high = Int(bounds.last!),
                   (0...65535).contains(low), (0...65535).contains(high), low <= high

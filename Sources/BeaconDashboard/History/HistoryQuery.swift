@@ -59,7 +59,7 @@ enum HistoryQuery {
             let count = ranges.reduce(0) { $0 + $1.count }
             // A list the client names is bounded; the login's own stores are what it may see.
             guard count <= mostStores || text == nil else {
-                throw HTTPError(.badRequest, message: "stores \(asked) names \(count) stores, more than \(mostStores): ask for all, or fewer")
+                throw HTTPError(.badRequest, message: "stores \(asked) names \(count) stores, more than \(mostStores): ask for fewer, or leave stores out for all of this login's")
             }
             let numbers = Set(ranges.joined())
             if let outside = numbers.sorted().first(where: { !scope.admits($0) }) {

@@ -1,4 +1,4 @@
-public import BeaconCore
+import BeaconCore
 
 extension ChainConfig {
     /// `central` (optional): the central tier split in shards (docs/SCALING.md) — which shard
@@ -67,15 +67,15 @@ extension ChainConfig {
     }
 
     /// The problems of ``central``, each with its JSON path: addresses, names, store ranges that
-    /// do not parse or overlap, stores of the config in no shard, aggregators named twice.
+    /// do not parse or that overlap (whether or not the config has stores there yet), stores of
+    /// the config in no shard, aggregators named twice.
     func validateCentral(into issues: inout [ConfigIssue]) {
         guard let central else { return }
         func issue(_ path: String, _ message: String) { issues.append(ConfigIssue(path: path, message: message)) }
         if let problem = Self.addressProblem(central.hub) { issue("$.central.hub", problem) }
         if central.shards.isEmpty { issue("$.central.shards", "no shard is listed") }
         var names: [String: Int] = [:], aggregators: [String: Int] = [:]
-        var owner: [Int: Int] = [:]
-        var overlaps: [String: [Int]] = [:]
+        var selections: [(Int, StoreSelection)] = []
         for (i, shard) in central.shards.enumerated() {
             let path = "$.central.shards[\(i)]"
             if shard.name.isEmpty { issue("\(path).name", "the shard has no name") }
@@ -95,21 +95,23 @@ extension ChainConfig {
             } else {
                 aggregators[shard.aggregator] = i
             }
-            let selection: StoreSelection
             do {
-                selection = try StoreSelection(parsing: shard.stores)
+                selections.append((i, try StoreSelection(parsing: shard.stores)))
             } catch {
                 issue("\(path).stores", "\"\(error.part)\" is not a store number or range (0–65535, e.g. 1-700,901)")
-                continue
-            }
-            for store in stores.map(\.major) where selection.contains(StoreNumber(clamping: store)) {
-                if let first = owner[store] { overlaps["shards[\(first)] and shards[\(i)]", default: []].append(store) } else { owner[store] = i }
             }
         }
-        for (pair, stores) in overlaps.sorted(by: { $0.key < $1.key }) {
-            issue("$.central.shards", "store(s) \(Self.listed(stores)) are in \(pair): each store bridges to one shard")
+        // Ranges that overlap, whether or not the config has a store there yet.
+        for (a, (i, first)) in selections.enumerated() {
+            for (j, second) in selections.dropFirst(a + 1) {
+                let shared = first.ranges.flatMap { one in second.ranges.compactMap { other in one.overlaps(other) ? one.clamped(to: other) : nil } }
+                guard !shared.isEmpty else { continue }
+                let shown = shared.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")
+                issue("$.central.shards", "stores \(shown) are in shards[\(i)] and shards[\(j)]: each store bridges to one shard")
+            }
         }
-        let homeless = stores.map(\.major).filter { owner[$0] == nil }
+        let majors = Set(stores.map(\.major)).filter { (0...65535).contains($0) }.sorted()
+        let homeless = majors.filter { major in !selections.contains { $0.1.ranges.contains { $0.contains(major) } } }
         if !homeless.isEmpty, !central.shards.isEmpty {
             issue("$.central.shards", "store(s) \(Self.listed(homeless)) are in no shard: no aggregator would decide them")
         }
@@ -117,20 +119,22 @@ extension ChainConfig {
 
     /// Why `text` is not a `HOST:PORT` (`[IPv6]:PORT` too); nil when it is.
     static func addressProblem(_ text: String) -> String? {
+        let notAnAddress = "\"\(text)\" is not HOST:PORT (e.g. shard-1.beaconnet.example:8883; [2001:db8::1]:8883)"
         let host: Substring, port: Substring
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") {
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return notAnAddress }
             host = text[text.index(after: text.startIndex)..<close]
             port = text[text.index(close, offsetBy: 2)...]
-        } else if let colon = text.lastIndex(of: ":") {
+            guard host.contains(":"), host.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == ":" || $0 == ".") }) else { return notAnAddress }
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return notAnAddress }
             host = text[..<colon]
             port = text[text.index(after: colon)...]
-        } else {
-            return "\"\(text)\" is not HOST:PORT (e.g. shard-1.beaconnet.example:8883)"
+            guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") })
+            else { return notAnAddress }
         }
-        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }), !(host.contains(":") && !text.hasPrefix("[")) else {
-            return "\"\(text)\" is not HOST:PORT (e.g. shard-1.beaconnet.example:8883; [2001:db8::1]:8883)"
-        }
-        guard let number = Int(port), (1...65535).contains(number) else { return "\"\(text)\": the port is not 1…65535" }
+        guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(port), (1...65535).contains(number)
+        else { return "\"\(text)\": the port is not 1…65535" }
         return nil
     }
 

@@ -52,7 +52,7 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
         guard let siteUUID, let stores, let gateways else { return nil }
         self.init(
             siteUUID: siteUUID, stores: stores, gateways: gateways, tuning: tuning ?? Tuning(), calibrationFile: calibrationFile,
-            central: central ?? nil)
+            central: central.flatMap { $0 })
     }
 
     /// A store: Core Location's UUID+major region.

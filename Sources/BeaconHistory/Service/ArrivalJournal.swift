@@ -91,7 +91,7 @@ public final class ArrivalJournal: Sendable {
     }
 
     deinit {
-        state.withLock { close($0.descriptor) }
+        _ = state.withLock { close($0.descriptor) }
     }
 
     /// Opens `path` and locks it; retries when the file was renamed over between the two (a

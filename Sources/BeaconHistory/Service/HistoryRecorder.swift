@@ -14,6 +14,8 @@ public final class HistoryRecorder: Sendable {
         var written = 0
         /// Messages received so far, decoded or not: the journal numbers them alike.
         var received = 0
+        /// Records of the batch being written.
+        var inFlight = 0
         /// Writes failed in a row, since when, and when that was last said.
         var failures = 0
         var failingSince: ContinuousClock.Instant?
@@ -53,24 +55,24 @@ public final class HistoryRecorder: Sendable {
     public func receive(_ message: MQTTMessage) -> Int {
         let input: Result<HistoryInput?, any Error> = Result { try HistoryInput(topic: message.topic, payload: message.payload, scheme: scheme) }
         // Counted in the same step as its records are made: a flush that takes the count takes them.
-        let (pending, rejected) = state.withLock { state -> (Int, Int?) in
+        let (outcome, rejected) = state.withLock { state -> (RecorderMetrics.Outcome, Int?) in
             state.received += 1
+            defer { metrics.pending(state.pending.count + state.inFlight) }
             switch input {
             case .success(.event(let event)?): state.book.apply(event, into: &state.pending)
             case .success(.state(let deviceState)?): state.book.apply(deviceState, into: &state.pending)
-            case .success(nil): break
+            case .success(nil): return (.skipped, nil)
             case .failure:
                 state.rejected += 1
-                return (state.pending.count, state.rejected)
+                return (.ignored, state.rejected)
             }
-            return (state.pending.count, nil)
+            return (.applied, nil)
         }
-        metrics.received(decoded: rejected == nil)
-        metrics.pending(pending)
+        metrics.received(outcome)
         if let rejected, rejected <= 10 || rejected.isMultiple(of: 1000), case .failure(let error) = input {
             logger.warning("ignored a message (\(rejected) so far)", metadata: ["mqtt.topic": "\(message.topic)", "reason": "\(error)"])
         }
-        return pending
+        return pendingCount
     }
 
     /// Closes the visits nothing was heard of for too long (into the pending batch).
@@ -87,6 +89,7 @@ public final class HistoryRecorder: Sendable {
         let (batch, received) = state.withLock { state in
             let batch = state.pending
             state.pending = HistoryBatch()
+            state.inFlight = batch.count
             return (batch, state.received)
         }
         // Every message received so far has its records in this batch or in one written before.
@@ -97,22 +100,22 @@ public final class HistoryRecorder: Sendable {
         }
         do throws(HistoryDatabaseError) {
             try await database.write(batch)
-            let pending = state.withLock { state in
+            state.withLock { state in
                 state.written += batch.count
-                return state.pending.count
+                state.inFlight = 0
+                metrics.pending(state.pending.count)
             }
             metrics.wrote(batch.count)
-            metrics.pending(pending)
             written()
         } catch {
             metrics.failedWrite()
-            let pending = state.withLock { state in
+            state.withLock { state in
                 var kept = batch
                 kept.append(state.pending)
                 state.pending = kept
-                return kept.count
+                state.inFlight = 0
+                metrics.pending(kept.count)
             }
-            metrics.pending(pending)
             throw error
         }
     }
