@@ -47,11 +47,11 @@ struct ListenerFloodTests {
             var mostOpen = 0
             func watch() -> String {
                 let text = export.exposition()
-                mostOpen = max(mostOpen, Int(Scrape.value(text, "beaconnet_http_connections", [#"listener="metrics""#]) ?? 0))
+                mostOpen = max(mostOpen, Int(MetricsText.value(text, "beaconnet_http_connections", [#"listener="metrics""#]) ?? 0))
                 return text
             }
             _ = try await pollAsync("the cap to be reached and counted", within: .seconds(300)) {
-                (Scrape.value(watch(), "beaconnet_http_connection_cap_reached_total", [#"listener="metrics""#]) ?? 0) >= 1 ? true : nil
+                (MetricsText.value(watch(), "beaconnet_http_connection_cap_reached_total", [#"listener="metrics""#]) ?? 0) >= 1 ? true : nil
             }
             // Asked while slow clients still hold connections (they may all be timed out by the
             // time the request, queued behind them, is answered).
@@ -85,7 +85,7 @@ struct ListenerFloodTests {
             let log = { (try? String(contentsOfFile: "\(directory)/aggregator.log", encoding: .utf8)) ?? "" }
             let http = HTTPProbe(port: port)
             _ = try await pollAsync("the aggregator deciding", within: .seconds(300), explain: { String(log().suffix(2000)) }) {
-                (Scrape.value(try await http.get("/metrics").text, "beaconnet_aggregator_transitions_total") ?? 0) > 0 ? true : nil
+                (MetricsText.value(try await http.get("/metrics").text, "beaconnet_aggregator_transitions_total") ?? 0) > 0 ? true : nil
             }
             let baseline = try #require(ProcessList.openDescriptors(of: aggregator.pid))
             let cap = HTTPListenerLimits.metrics.maxConnections
@@ -107,7 +107,7 @@ struct ListenerFloodTests {
                 let drippingWhenAsked = flood.dripping
                 let answer = try await http.get("/metrics", timeout: .seconds(300))
                 #expect(answer.status == 200 && drippingWhenAsked > 0, "a normal request is answered while the flood goes on")
-                #expect((Scrape.value(answer.text, "beaconnet_http_connection_cap_reached_total", [#"listener="metrics""#]) ?? 0) >= 1)
+                #expect((MetricsText.value(answer.text, "beaconnet_http_connection_cap_reached_total", [#"listener="metrics""#]) ?? 0) >= 1)
                 _ = try await pollAsync("every slow client to be timed out", within: .seconds(300), every: .milliseconds(250), explain: {
                     "\(flood.closedByServer) of \(count) closed by the aggregator"
                 }) {

@@ -14,14 +14,14 @@ struct MetricsScrapeTests {
             #expect(text.contains("# TYPE beaconnet_aggregator_\(family) "), "\(family) missing")
             #expect(text.contains("# HELP beaconnet_aggregator_\(family) "), "\(family) has no help")
         }
-        #expect((Scrape.value(text, "beaconnet_aggregator_devices", [#"aggregator="agg-metrics""#]) ?? 0) > 0)
-        #expect(Scrape.value(text, "beaconnet_aggregator_gateway_lost_batches", [#"gateway="gw-101-1a""#]) != nil)
+        #expect((MetricsText.value(text, "beaconnet_aggregator_devices", [#"aggregator="agg-metrics""#]) ?? 0) > 0)
+        #expect(MetricsText.value(text, "beaconnet_aggregator_gateway_lost_batches", [#"gateway="gw-101-1a""#]) != nil)
     }
 
     @Test("beacon-edge: reports, published batches and sightings, publish durations")
     func edge() async throws {
         let text = try await Scrape.edge()
-        #expect((Scrape.value(text, "beaconnet_edge_sightings_total", [#"gateway="gw-metrics""#, #"outcome="published""#]) ?? 0) > 0)
+        #expect((MetricsText.value(text, "beaconnet_edge_sightings_total", [#"gateway="gw-metrics""#, #"outcome="published""#]) ?? 0) > 0)
         #expect(text.contains("# TYPE beaconnet_edge_publish_duration histogram"))
         #expect(text.contains("# HELP beaconnet_edge_reports_skipped_total "))
     }

@@ -151,18 +151,9 @@ struct ShardedChainTests {
     static func decided(_ ports: [Int]) async throws -> Int {
         var total = 0
         for port in ports {
-            guard let count = transitions(try await HTTPProbe(port: port).get("/metrics").text) else { return 0 }
-            total += count
+            guard let count = MetricsText.sum(try await HTTPProbe(port: port).get("/metrics").text, "beaconnet_aggregator_transitions_total") else { return 0 }
+            total += Int(count)
         }
         return total
-    }
-
-    /// `beaconnet_aggregator_transitions_total` in a `/metrics` answer, summed over its labels;
-    /// nil before the first.
-    static func transitions(_ text: String) -> Int? {
-        let name = "beaconnet_aggregator_transitions_total"
-        let values = text.split(separator: "\n").filter { $0.hasPrefix(name + "{") || $0.hasPrefix(name + " ") }
-            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
-        return values.isEmpty ? nil : Int(values.reduce(0, +))
     }
 }

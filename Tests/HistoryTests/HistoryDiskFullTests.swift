@@ -57,10 +57,9 @@ struct HistoryDiskFullTests {
                 "run", "--port", "\(broker.port)", "--client-id", "full-disk", "--database", database, "--store-raw-device-ids",
                 "--log-level", "debug", "--metrics", "127.0.0.1:\(metrics.port)",
             ], outputFile: log)
-            let metric = { (name: String) async -> Double? in
+            let metric = { (name: String, labels: [String]) async -> Double? in
                 guard let text = try? await metrics.get("/metrics").text else { return nil }
-                return text.split(separator: "\n").first { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
-                    .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+                return MetricsText.value(text, name, labels)
             }
             defer { recorder.send(SIGKILL) }
             let text = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
@@ -81,15 +80,15 @@ struct HistoryDiskFullTests {
             let said = Self.failingFor(text())
             #expect(!said.isEmpty && zip(said, said.dropFirst()).allSatisfy { $1 - $0 >= 59 }, "said at \(said) s: \(text().suffix(3000))")
             #expect(recorder.isRunning)
-            #expect((await metric("beaconnet_history_write_failures_total") ?? 0) >= Double(said.count + 2), "a failed write a second")
-            #expect((await metric("beaconnet_history_pending_records") ?? 0) > 0)
-            #expect(await metric(#"beaconnet_history_messages_total{outcome="applied"}"#) == 400)
+            #expect((await metric("beaconnet_history_write_failures_total", []) ?? 0) >= Double(said.count + 2), "a failed write a second")
+            #expect((await metric("beaconnet_history_pending_records", []) ?? 0) > 0)
+            #expect(await metric("beaconnet_history_messages_total", [#"outcome="applied""#]) == 400)
             try FileManager.default.removeItem(atPath: "\(disk)/filler")
             try await pollUntil("writing again once space is freed", explain: { String(text().suffix(3000)) }) {
                 text().contains("writing the visits again")
             }
-            #expect(await metric("beaconnet_history_pending_records") == 0)
-            #expect((await metric("beaconnet_history_records_written_total") ?? 0) >= 400)
+            #expect(await metric("beaconnet_history_pending_records", []) == 0)
+            #expect((await metric("beaconnet_history_records_written_total", []) ?? 0) >= 400)
             await client.disconnect()
             recorder.send(SIGTERM)
             #expect(await recorder.waitForExit(timeout: readinessLimit) && recorder.exitStatus == 0)

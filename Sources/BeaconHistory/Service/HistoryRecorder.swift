@@ -55,24 +55,30 @@ public final class HistoryRecorder: Sendable {
     public func receive(_ message: MQTTMessage) -> Int {
         let input: Result<HistoryInput?, any Error> = Result { try HistoryInput(topic: message.topic, payload: message.payload, scheme: scheme) }
         // Counted in the same step as its records are made: a flush that takes the count takes them.
-        let (outcome, rejected) = state.withLock { state -> (RecorderMetrics.Outcome, Int?) in
+        let (outcome, rejected, pending) = state.withLock { state -> (RecorderMetrics.Outcome, Int?, Int) in
             state.received += 1
-            defer { metrics.pending(state.pending.count + state.inFlight) }
+            let outcome: RecorderMetrics.Outcome
             switch input {
-            case .success(.event(let event)?): state.book.apply(event, into: &state.pending)
-            case .success(.state(let deviceState)?): state.book.apply(deviceState, into: &state.pending)
-            case .success(nil): return (.skipped, nil)
+            case .success(.event(let event)?):
+                state.book.apply(event, into: &state.pending)
+                outcome = .applied
+            case .success(.state(let deviceState)?):
+                state.book.apply(deviceState, into: &state.pending)
+                outcome = .applied
+            case .success(nil):
+                outcome = .skipped
             case .failure:
                 state.rejected += 1
-                return (.ignored, state.rejected)
+                outcome = .ignored
             }
-            return (.applied, nil)
+            metrics.pending(state.pending.count + state.inFlight)
+            return (outcome, outcome == .ignored ? state.rejected : nil, state.pending.count)
         }
         metrics.received(outcome)
         if let rejected, rejected <= 10 || rejected.isMultiple(of: 1000), case .failure(let error) = input {
             logger.warning("ignored a message (\(rejected) so far)", metadata: ["mqtt.topic": "\(message.topic)", "reason": "\(error)"])
         }
-        return pendingCount
+        return pending
     }
 
     /// Closes the visits nothing was heard of for too long (into the pending batch).

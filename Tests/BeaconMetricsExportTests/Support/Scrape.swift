@@ -17,16 +17,6 @@ enum Scrape {
         return path
     }
 
-    /// The value of the sample `name{labels…}` whose labels contain every one of `labels`
-    /// (`reason="invalid_json"`), or nil.
-    static func value(_ text: String, _ name: String, _ labels: [String] = []) -> Double? {
-        for line in text.split(separator: "\n") where line.hasPrefix(name + "{") || line.hasPrefix(name + " ") {
-            guard labels.allSatisfy({ line.contains($0) }), let number = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
-            return number
-        }
-        return nil
-    }
-
     /// `beacon-aggregator run --metrics` deciding the simulator's chain, with one message it must
     /// reject; returns `/metrics` once sightings, events, a reject and per-gateway batches show.
     static func aggregator() async throws -> String {
@@ -52,10 +42,10 @@ enum Scrape {
                 (try? String(contentsOfFile: "\(directory)/aggregator.log", encoding: .utf8)).map { String($0.suffix(2000)) } ?? ""
             }) {
                 let text = try await http.get("/metrics").text
-                let ready = (value(text, "beaconnet_aggregator_sightings_total") ?? 0) > 0
-                    && (value(text, "beaconnet_aggregator_transitions_total") ?? 0) > 0
-                    && (value(text, "beaconnet_aggregator_rejects_total", [#"reason="invalid_json""#]) ?? 0) > 0
-                    && (value(text, "beaconnet_aggregator_gateway_batches_total", [#"gateway="gw-101-1a""#]) ?? 0) > 0
+                let ready = (MetricsText.value(text, "beaconnet_aggregator_sightings_total") ?? 0) > 0
+                    && (MetricsText.value(text, "beaconnet_aggregator_transitions_total") ?? 0) > 0
+                    && (MetricsText.value(text, "beaconnet_aggregator_rejects_total", [#"reason="invalid_json""#]) ?? 0) > 0
+                    && (MetricsText.value(text, "beaconnet_aggregator_gateway_batches_total", [#"gateway="gw-101-1a""#]) ?? 0) > 0
                 return ready ? text : nil
             }
         }
@@ -79,8 +69,8 @@ enum Scrape {
                 (try? String(contentsOfFile: "\(directory)/edge.log", encoding: .utf8)).map { String($0.suffix(2000)) } ?? ""
             }) {
                 let text = try await http.get("/metrics").text
-                return (value(text, "beaconnet_edge_batches_total", [#"outcome="published""#]) ?? 0) >= 2
-                    && (value(text, "beaconnet_edge_reports_total") ?? 0) > 0 ? text : nil
+                return (MetricsText.value(text, "beaconnet_edge_batches_total", [#"outcome="published""#]) ?? 0) >= 2
+                    && (MetricsText.value(text, "beaconnet_edge_reports_total") ?? 0) > 0 ? text : nil
             }
         }
     }
