@@ -106,7 +106,8 @@ def main() -> None:
     write(out, "fuzz-chain-config", (ROOT / "config/chain.example.json").read_bytes())
     sharded = json.loads((ROOT / "config/chain.example.json").read_text())
     sharded["central"] = {"hub": "hub.example:8883", "shards": [
-        {"name": "shard-1", "address": "[2001:db8::1]:8883", "standby": "shard-1b.example:8883", "stores": "0-700", "aggregator": "agg-1"},
+        {"name": "shard-1", "address": "[2001:db8::1]:8883", "standby": "shard-1b.example:8883", "stores": "0-700", "aggregator": "agg-1",
+         "standby_aggregator": "agg-1b"},
         {"name": "shard-2", "address": "10.0.0.2:8883", "stores": "701-65535", "aggregator": "agg-2"}]}
     write(out, "fuzz-chain-config", json.dumps(sharded).encode())
     for text in swift_raw_strings(ROOT / "Tests/BeaconAggregatorTests/ConfigTests.swift"):

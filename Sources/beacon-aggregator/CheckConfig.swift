@@ -50,7 +50,8 @@ struct CheckConfig: ParsableCommand {
             let selection = try? StoreSelection(parsing: shard.stores)
             let count = config.stores.filter { store in selection?.ranges.contains { $0.contains(store.major) } == true }.count
             let standby = shard.standby.map { ", standby \($0)" } ?? ", no standby"
-            lines.append("  \(shard.name): \(shard.address)\(standby); stores \(shard.stores) (\(count) in this config); aggregator \(shard.aggregator) (--stores \(shard.stores))")
+            let standbyAggregator = shard.standbyAggregator.map { "; standby aggregator \($0) (--standby-for \(shard.aggregator) --stores \(shard.stores))" } ?? ""
+            lines.append("  \(shard.name): \(shard.address)\(standby); stores \(shard.stores) (\(count) in this config); aggregator \(shard.aggregator) (--stores \(shard.stores))\(standbyAggregator)")
         }
         return lines
     }
@@ -65,7 +66,8 @@ struct CheckConfig: ParsableCommand {
         }
         guard let shard = central.shard(of: store) else { return "store \(store): in no shard" }
         let standby = shard.standby.map { ", standby \($0)" } ?? ""
-        return "store \(store): shard \(shard.name) (\(shard.address)\(standby)), aggregator \(shard.aggregator), hub \(central.hub)"
+        let standbyAggregator = shard.standbyAggregator.map { " (standby \($0))" } ?? ""
+        return "store \(store): shard \(shard.name) (\(shard.address)\(standby)), aggregator \(shard.aggregator)\(standbyAggregator), hub \(central.hub)"
     }
 
     /// Under the `position` rule, the stores it leaves to hysteresis for want of geometry.

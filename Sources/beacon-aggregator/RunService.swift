@@ -42,6 +42,12 @@ struct RunService: AsyncParsableCommand {
     @OptionGroup(title: "Output hub (default: the input broker)")
     var output: OutputBrokerOptions
 
+    @Option(help: "Stand by for this primary instance (its --id): wait on the hub while it serves, take its stores over when its status says offline or goes stale, hand them back when it returns. Give the primary's --stores.")
+    var standbyFor: String?
+
+    @Option(help: "With --standby-for: a primary whose status is older than this has gone, seconds (1…3600; it refreshes every --status-interval).")
+    var standbyStale: Double = 30
+
     @Option(help: "Snapshot file of device states, restored at start when newer than the retained ones.")
     var snapshot: String?
 
@@ -81,6 +87,14 @@ struct RunService: AsyncParsableCommand {
                 throw ValidationError("--session-expiry \(sessionExpiry) needs MQTT 5: a 3.1.1 broker keeps a persistent session as long as its own setting says (mosquitto: persistent_client_expiration); leave it out, or give 0 for a clean session")
             }
         }
+        guard (1...3600).contains(standbyStale) else { throw ValidationError("--standby-stale \(standbyStale) is not 1…3600 seconds") }
+        if let standbyFor {
+            do { _ = try AggregatorID(standbyFor) } catch { throw ValidationError("--standby-for \(error)") }
+            guard standbyFor != id else { throw ValidationError("--standby-for \(standbyFor) is this instance's own --id: a standby needs an --id of its own") }
+            guard (sessionExpiry ?? 0) == 0 else {
+                throw ValidationError("--session-expiry \(sessionExpiry ?? 0) with --standby-for: a standby's sightings session is clean — kept, it would queue sightings for it while it stands by, and replay them, stale, at the next takeover")
+            }
+        }
         if let metrics {
             do { _ = try ListenAddress(parsing: metrics) } catch { throw ValidationError("--metrics \(error)") }
         }
@@ -97,10 +111,12 @@ struct RunService: AsyncParsableCommand {
         }
         let selection: StoreSelection
         let aggregator: AggregatorID
+        let primary: AggregatorID?
         let scheme: TopicScheme
         do {
             selection = try stores.map { try StoreSelection(parsing: $0) } ?? .all
             aggregator = try AggregatorID(id)
+            primary = try standbyFor.map { try AggregatorID($0) }
             scheme = try TopicScheme(root: topicRoot)
         } catch {
             throw ValidationError("\(error)")
@@ -110,7 +126,7 @@ struct RunService: AsyncParsableCommand {
         }
         var mqtt = try broker.configuration(defaultClientID: "beacon-aggregator-\(aggregator)")
         mqtt.inboundBufferCapacity = AggregatorSettings.inboundBuffer
-        let expiry = sessionExpiry ?? 3600
+        let expiry = primary == nil ? sessionExpiry ?? 3600 : 0
         mqtt.cleanSession = expiry == 0
         mqtt.sessionExpiry = .milliseconds(Int64(expiry * 1000))
         let hub = try outputConfiguration(input: mqtt)
@@ -124,6 +140,8 @@ struct RunService: AsyncParsableCommand {
         settings.eventTimeOnly = eventTime
         settings.output = hub
         settings.maxBatchAge = .milliseconds(Int64(maxBatchAge * 1000))
+        settings.standbyFor = primary
+        settings.standbyStaleAfter = .milliseconds(Int64(standbyStale * 1000))
         // The metrics endpoint starts first and stops last, so a scrape sees the final counts.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let metrics, let endpoint = try? ListenAddress(parsing: metrics) {
@@ -131,8 +149,7 @@ struct RunService: AsyncParsableCommand {
             export.bootstrap()
             services.append(.init(service: MetricsExportService(endpoint: endpoint, export: export, logger: logger)))
         }
-        let service = AggregatorService(settings: settings, logger: logger)
-        services.append(.init(service: service))
+        services.append(.init(service: FailoverService(settings: settings, logger: logger)))
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

@@ -18,7 +18,8 @@ struct ShardMapTests {
     }
 
     static let shards = ChainConfig.Central(hub: "hub.beaconnet.example:8883", shards: [
-        .init(name: "shard-1", address: "shard-1.beaconnet.example:8883", standby: "[2001:db8::7]:8883", stores: "1-101", aggregator: "agg-1"),
+        .init(name: "shard-1", address: "shard-1.beaconnet.example:8883", standby: "[2001:db8::7]:8883", stores: "1-101", aggregator: "agg-1",
+              standbyAggregator: "agg-1b"),
         .init(name: "shard-2", address: "10.0.0.2:8883", stores: "102-200,300", aggregator: "agg-2"),
     ])
 
@@ -33,7 +34,8 @@ struct ShardMapTests {
         wrong.hub = "hub.beaconnet.example"
         wrong.shards[0].standby = wrong.shards[0].address
         wrong.shards[1].stores = "101-103"
-        wrong.shards.append(.init(name: "shard-2", address: "shard-3:0", stores: "1o5", aggregator: "agg-2"))
+        wrong.shards[1].standbyAggregator = "agg-1b"
+        wrong.shards.append(.init(name: "shard-2", address: "shard-3:0", stores: "1o5", aggregator: "agg-2", standbyAggregator: "agg-2"))
         config.central = wrong
         let said = config.validate().map { "\($0.path): \($0.message)" }
         for expected in [
@@ -42,6 +44,9 @@ struct ShardMapTests {
             #"$.central.shards[2].name: "shard-2" is already the name of shards[1]"#,
             #"$.central.shards[2].address: "shard-3:0": the port is not 1…65535"#,
             "$.central.shards[2].aggregator: agg-2 already reads shards[1]",
+            #"$.central.shards[1].standby_aggregator: needs the shard's "standby""#,
+            "$.central.shards[1].standby_aggregator: agg-1b already reads shards[0]",
+            "$.central.shards[2].standby_aggregator: is the shard's own aggregator",
             #"$.central.shards[2].stores: "1o5" is not a store number or range"#,
             "$.central.shards: stores 101 are in shards[0] and shards[1]: each store bridges to one shard",
         ] {
@@ -76,7 +81,7 @@ struct ShardMapTests {
         #expect(checked.status == 0, "\(checked.output)")
         for line in [
             "central: hub hub.beaconnet.example:8883, 2 shard(s)",
-            "  shard-1: shard-1.beaconnet.example:8883, standby [2001:db8::7]:8883; stores 1-101 (1 in this config); aggregator agg-1 (--stores 1-101)",
+            "  shard-1: shard-1.beaconnet.example:8883, standby [2001:db8::7]:8883; stores 1-101 (1 in this config); aggregator agg-1 (--stores 1-101); standby aggregator agg-1b (--standby-for agg-1 --stores 1-101)",
             "  shard-2: 10.0.0.2:8883, no standby; stores 102-200,300 (2 in this config); aggregator agg-2 (--stores 102-200,300)",
             "store 102: shard shard-2 (10.0.0.2:8883), aggregator agg-2, hub hub.beaconnet.example:8883",
         ] {

@@ -129,6 +129,23 @@ struct LiveStateTests {
         #expect(LiveState.covers("1-99,101", 101) && !LiveState.covers("1-99,102", 101) && LiveState.covers(nil, 5))
     }
 
+    @Test("health: a standby standing by is shown as such and witnesses no gateway; serving, it does")
+    func standby() throws {
+        var state = Self.fresh()
+        _ = Self.apply(&state, .storeLayout(101), Self.layout.encoded())
+        var status = AggregatorStatus(aggregator: try AggregatorID("agg-1b"), state: .online, version: "0.1.0", time: Self.t0,
+                                      standbyFor: try AggregatorID("agg-1"), serving: false)
+        _ = Self.apply(&state, status.topic, status.encoded())
+        var health = state.healthView(now: Self.t0 + 1000, staleAfter: 30_000, server: Fixture.server)
+        #expect(health.aggregators.map(\.state) == ["standby"] && health.aggregators.first?.standbyFor == "agg-1")
+        #expect(health.gateways.map(\.state) == ["unknown"], "a standby standing by hears no gateway")
+        status.serving = true
+        _ = Self.apply(&state, status.topic, status.encoded())
+        health = state.healthView(now: Self.t0 + 1000, staleAfter: 30_000, server: Fixture.server)
+        #expect(health.aggregators.map(\.state) == ["online"] && health.gateways.map(\.state) == ["online"])
+        #expect(try DashboardJSON.text(health).contains(#""standby_for":"agg-1""#))
+    }
+
     @Test("API JSON is snake_case")
     func json() throws {
         let view = EventView(Self.event(1))

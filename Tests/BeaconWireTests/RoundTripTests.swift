@@ -40,6 +40,12 @@ struct RoundTripTests {
             gateway: Fixtures.gateway, state: .online, time: 1_732_350_000_000, counters: .init(dropped: 4, buffered: 120))),
         PayloadCase("aggregator online", Fixtures.aggregatorOnline),
         PayloadCase("aggregator going offline", AggregatorStatus(aggregator: Fixtures.aggregator, state: .offline, version: "0.1.0", time: 1_732_350_000_000)),
+        PayloadCase("a standby serving its primary's stores", AggregatorStatus(
+            aggregator: Fixtures.aggregator, state: .online, version: "0.1.0", time: 1_732_350_000_000, stores: "1-250",
+            standbyFor: try! AggregatorID("agg-eu-2"), serving: true)),
+        PayloadCase("a standby standing by", AggregatorStatus(
+            aggregator: Fixtures.aggregator, state: .online, version: "0.1.0", time: 1_732_350_000_000, standbyFor: try! AggregatorID("agg-eu-2"),
+            serving: false)),
         PayloadCase("reject", Fixtures.reject),
         PayloadCase("reject of binary garbage", Reject(
             topic: "beaconnet/sightings/12/gw-12-3a", error: WireError(field: "", reason: .invalidUTF8(offset: 3)), time: 1_732_350_000_000,

@@ -75,7 +75,7 @@ struct InstallTests {
                 atPath: TestPaths.inPackage("config/\(name).example.json").path))
         }
         let share = root.appendingPathComponent((prefix ?? "/usr/local") + "/share/beaconnet")
-        for file in ["mosquitto/central.conf", "mosquitto/store.conf", "examples/chain.example.json", "examples/edge.example.json"] {
+        for file in ["mosquitto/central.conf", "mosquitto/shard-standby.conf", "mosquitto/store.conf", "examples/chain.example.json", "examples/edge.example.json"] {
             #expect(FileManager.default.fileExists(atPath: share.appendingPathComponent(file).path), "\(file)")
         }
     }
@@ -94,7 +94,8 @@ struct InstallTests {
         let expected = Self.programs.map { "beaconnet/bin/\($0)" } + [
             "beaconnet/etc/chain.json", "beaconnet/etc/edge.json",
             "beaconnet/share/beaconnet/examples/chain.example.json", "beaconnet/share/beaconnet/examples/edge.example.json",
-            "beaconnet/share/beaconnet/mosquitto/central.conf", "beaconnet/share/beaconnet/mosquitto/store.conf",
+            "beaconnet/share/beaconnet/mosquitto/central.conf", "beaconnet/share/beaconnet/mosquitto/shard-standby.conf",
+            "beaconnet/share/beaconnet/mosquitto/store.conf",
         ]
         #expect(files == expected.sorted(), "\(files)")
         #expect(!result.output.contains("/etc/beaconnet") && !result.output.contains("systemd"), "\(result.output)")

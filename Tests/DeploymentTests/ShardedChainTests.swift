@@ -15,7 +15,7 @@ import Testing
 /// flow (its persistence keeps the consumers' sessions): every event each aggregator decided
 /// reaches the hub's consumer, none reaches a shard, no device enters a region twice without an
 /// exit between, and each aggregator's status on the hub names the stores it serves.
-@Suite("Chain scale: three shards and an output hub", .serialized, .hangLimit)
+@Suite("Chain scale: shards, an output hub and a standby", .serialized, .hangLimit)
 struct ShardedChainTests {
     static let stores: [StoreNumber] = [101, 102, 103]
 
@@ -36,21 +36,13 @@ struct ShardedChainTests {
     @Test func everyEventOfEveryShardReachesTheHub() async throws {
         let aggregatorBinary = try #require(TestPaths.builtExecutable("beacon-aggregator"), "build the package first (swift build --build-tests)")
         let simBinary = try #require(TestPaths.builtExecutable("beacon-sim"), "build the package first (swift build --build-tests)")
-        var brokers: [Broker] = []
-        var processes: [ChildProcess] = []
-        var watchers: [Watcher] = []
-        func cleanUp() async {
-            for process in processes { process.send(SIGKILL) }
-            for watcher in watchers { await watcher.stop() }
-            for broker in brokers { try? await broker.stop() }
-        }
-        do {
+        try await RunningParts.with { parts in
             let shards = try await [Broker.start(), Broker.start(), Broker.start()]
-            brokers += shards
+            parts.brokers += shards
             let hub = try await Broker.start(BrokerConfiguration(persistence: true, extraConfiguration: ["max_queued_messages 200000"]))
-            brokers.append(hub)
+            parts.brokers.append(hub)
             let storeBroker = try await Broker.start(BrokerConfiguration(extraConfiguration: try Self.bridges(to: shards.map(\.port))))
-            brokers.append(storeBroker)
+            parts.brokers.append(storeBroker)
             for (store, shard) in zip(Self.stores, shards) {
                 try await untilBridged(store: storeBroker, central: shard, topic: "beaconnet/sightings/\(store)/bridge-probe")
             }
@@ -60,9 +52,9 @@ struct ShardedChainTests {
             consumer.reconnect = MQTTReconnectPolicy(minimumDelay: .milliseconds(200), maximumDelay: .seconds(1), exponentialBackoff: false)
             let onHub = try await Watcher.start(MQTTClient(configuration: consumer, logger: Logger(label: "test.hub")),
                                                 filters: ["beaconnet/events/#", "beaconnet/aggregators/+/status"])
-            watchers.append(onHub)
+            parts.watchers.append(onHub)
             for (index, shard) in shards.enumerated() {
-                watchers.append(try await Watcher.start(
+                parts.watchers.append(try await Watcher.start(
                     MQTTClient(configuration: MQTTConfiguration(host: shard.host, port: shard.port, clientID: "shard-watch-\(index)"),
                                logger: Logger(label: "test.shard")), filters: ["beaconnet/events/#", "beaconnet/devices/#", "beaconnet/occupancy/#"]))
             }
@@ -73,7 +65,7 @@ struct ShardedChainTests {
             for (store, shard) in zip(Self.stores, shards) {
                 let port = try Broker.unusedPort()
                 metrics.append(port)
-                processes.append(try ChildProcess(executable: aggregatorBinary, arguments: [
+                parts.processes.append(try ChildProcess(executable: aggregatorBinary, arguments: [
                     "run", "--config", "\(directory)/chain.json", "--id", "agg-\(store)", "--stores", "\(store)", "--event-time",
                     "--port", "\(shard.port)", "--output-port", "\(hub.port)", "--metrics", "127.0.0.1:\(port)", "--status-interval", "1",
                 ], outputFile: "\(directory)/agg-\(store).log"))
@@ -84,7 +76,7 @@ struct ShardedChainTests {
                 "run", "--host", "127.0.0.1", "--port", "\(storeBroker.port)", "--rate", "20", "--duration", "600", "--seed", "21", "--truth", "\(directory)/truth.txt",
                 "--arrival-interval", "6",
             ], outputFile: "\(directory)/sim.log")
-            processes.append(sim)
+            parts.processes.append(sim)
             let logs = { ["agg-101", "agg-102", "agg-103", "sim"].map { name in
                 "--- \(name)\n" + String(((try? String(contentsOfFile: "\(directory)/\(name).log", encoding: .utf8)) ?? "").suffix(1500))
             }.joined(separator: "\n") }
@@ -109,28 +101,19 @@ struct ShardedChainTests {
             let perStore = Dictionary(grouping: delivered) { (event: RegionEvent) in event.region.store }.mapValues { $0.count }
             print("sharded chain: \(decided) events decided by 3 aggregators, \(delivered.count) distinct on the hub, per store \(perStore.sorted { $0.key < $1.key })")
             #expect(Set(perStore.keys) == Set(Self.stores))
-            #expect(watchers.dropFirst().allSatisfy { $0.received.isEmpty }, "nothing decided reaches a shard")
+            #expect(parts.watchers.dropFirst().allSatisfy { $0.received.isEmpty }, "nothing decided reaches a shard")
             // Per device and region, in the device's event order: enter, exit, enter, … never two enters in a row.
             let sequences = Dictionary(grouping: delivered) { (event: RegionEvent) in "\(event.device) \(event.region)" }
             for (key, events) in sequences {
                 let kinds: [RegionTransition] = events.sorted { $0.sequence < $1.sequence }.map { $0.kind }
                 #expect(zip(kinds, kinds.dropFirst()).allSatisfy { $0 != $1 }, "\(key): \(kinds)")
             }
-            await cleanUp()
-        } catch {
-            await cleanUp()
-            throw error
         }
     }
 
-    /// The distinct events the hub's consumer received (a redelivery is the same event).
+    /// The distinct events the hub's consumer received.
     static func events(_ watcher: Watcher) -> [RegionEvent] {
-        var seen = Set<String>()
-        return watcher.received.filter { $0.topic.hasPrefix("beaconnet/events/") }.compactMap { message in
-            guard let event = try? RegionEvent.decode(message.payload), seen.insert("\(event.device) \(event.region.store) \(event.sequence)").inserted
-            else { return nil }
-            return event
-        }
+        distinctEvents(watcher.received)
     }
 
     /// `id store` of each online aggregator status the hub's consumer received.

@@ -118,6 +118,9 @@ for id in "${aggregators[@]}"; do
     printf 'topic write %s/stores/+/layout\n' "$root"
     # Its own status (and Last Will), and the marker it publishes to itself while restoring.
     printf 'topic readwrite %s/aggregators/%s/#\ntopic write %s/rejects/%s\n' "$root" "$id" "$root" "$id"
+    # The other instances' statuses: a standby watches its primary's, a returning primary its
+    # standby's (--standby-for).
+    printf 'topic read %s/aggregators/+/status\n' "$root"
 done
 for id in "${dashboards[@]}"; do
     printf '\nuser %s\n' "$id"

@@ -45,6 +45,16 @@ public struct AggregatorSettings: Sendable {
     /// Decide in event time only: no clock checks on batches, no clock-driven ticks (time-compressed
     /// simulations; a wall clock cannot judge them).
     public var eventTimeOnly = false
+    /// With `--standby-for`: the primary this instance stands in for. It waits on the hub while
+    /// that one serves, takes its stores over when it goes, and hands them back when it returns
+    /// (``StandbyService``).
+    public var standbyFor: AggregatorID?
+    /// A primary whose status is older than this counts as gone: it refreshes it every
+    /// ``statusInterval`` (on both sides the default 10 s), so three refreshes missed.
+    public var standbyStaleAfter: Duration = .seconds(30)
+    /// How long a returning primary waits for its standby to hand its stores back before it
+    /// decides them anyway.
+    public var handBackTimeout: Duration = .seconds(30)
     /// The version reported in the status.
     public var version: String
     /// The clock, Unix ms (injected so tests can steer it).

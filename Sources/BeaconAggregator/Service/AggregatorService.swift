@@ -21,6 +21,12 @@ import BeaconWire
 /// 5. ``ClockTickService``: lets event time pass on the clock (not with `--event-time`);
 /// 6. ``FollowerService``: reads the other instances' device states (with `--stores`).
 ///
+/// A standby (``AggregatorSettings/standbyFor``) connects to the hub first and waits there until
+/// its primary goes (``PrimaryWatch``), and adds a ``StepBackService`` that stops it when the
+/// primary returns; a primary first waits for a standby serving its stores to hand them back
+/// (``awaitHandBack(_:)``), and adds a ``SupersededWatchService`` that stops it if a standby takes
+/// over while it is not heard. ``FailoverService`` starts the next instance in both cases.
+///
 /// A graceful shutdown stops them in reverse: the follower and the tick stop; the sightings
 /// connection disconnects (the broker queues from then on) and what it had received is decided;
 /// the snapshot is written; the `offline` status is queued; the outbox is drained, for a bounded
@@ -49,12 +55,62 @@ public final class AggregatorService: Service, Sendable {
         decisions = Decisions(settings: settings, metrics: AggregatorMetrics(aggregator: settings.aggregator, factory: metrics), logger: logger)
     }
 
-    /// Connects, restores, and runs the services until a graceful shutdown has stopped them all.
-    /// Throws a ``BrokerConnectFailure`` when a broker refuses the credentials or the
-    /// certificates (retrying cannot help).
+    /// Whether the last ``run()`` ended by handing the stores back to the primary (a standby
+    /// only): ``FailoverService`` then stands by again with a new instance.
+    public var handedBack: Bool { decisions.handingBack.withLock { $0 } }
+
+    /// Whether the last ``run()`` ended because a standby had taken the stores over (a primary
+    /// only): ``FailoverService`` then starts a new instance, which takes them back.
+    public var superseded: Bool { decisions.isSuperseded }
+
+    /// Connects, restores, and runs the services until a graceful shutdown has stopped them all
+    /// — or, on a standby (``AggregatorSettings/standbyFor``), waits for its primary to go first,
+    /// and stops again when it returns. Throws a ``BrokerConnectFailure`` when a broker refuses
+    /// the credentials or the certificates (retrying cannot help).
     public func run() async throws {
         let connections = try AggregatorConnections(settings: settings, lastWill: decisions.lastWill(), logger: logger)
-        guard try await connect(connections.events, as: .events), try await connect(connections.sightings, as: .sightings) else {
+        guard try await connect(connections.events, as: .events) else {
+            await connections.events.disconnect()
+            return
+        }
+        guard let primary = settings.standbyFor else {
+            let handedBack = await awaitHandBack(connections.events)
+            if handedBack { await discardQueuedSightings() }
+            try await serve(connections, watch: nil)
+            return
+        }
+        let watch: PrimaryWatch
+        do {
+            watch = try await PrimaryWatch(client: connections.events, settings: settings, primary: primary)
+        } catch {
+            logger.error("cannot watch \(primary)'s status on the hub: \(error)")
+            await connections.events.disconnect()
+            throw error
+        }
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await watch.read() }
+            defer { watch.close() }
+            try await serve(connections, watch: watch)
+        }
+    }
+
+    /// The instance's work once the events connection is up: on a standby, waiting for the
+    /// primary to go; then connecting to the sightings, restoring, and running the services.
+    private func serve(_ connections: AggregatorConnections, watch: PrimaryWatch?) async throws {
+        var takeover: Int64?
+        if let watch {
+            decisions.serving.withLock { $0 = false }
+            await publishNow(decisions.status(online: true), on: connections.events)
+            logger.info("standing by for \(watch.primary)", metadata: ["aggregator.stores": "\(settings.stores)"])
+            guard let reason = await watch.away() else {
+                await connections.events.disconnect()
+                return
+            }
+            logger.notice("taking over from \(watch.primary): \(reason)", metadata: ["aggregator.stores": "\(settings.stores)"])
+            decisions.serving.withLock { $0 = true }
+            takeover = settings.clock()
+        }
+        guard try await connect(connections.sightings, as: .sightings) else {
             await connections.sightings.disconnect()
             await connections.events.disconnect()
             return
@@ -66,11 +122,20 @@ public final class AggregatorService: Service, Sendable {
         ])
         // The stores' layouts go out with the first status: what a dashboard needs to draw them.
         decisions.outbox.enqueue([decisions.status(online: true)] + settings.layoutMessages() + undelivered)
+        var configurations = services(connections, others: others).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        if let watch, let takeover {
+            configurations.append(.init(
+                service: StepBackService(watch: watch, since: takeover, decisions: decisions, logger: logger),
+                successTerminationBehavior: .gracefullyShutdownGroup))
+        } else if let standbys = await watchStandbys(connections.events) {
+            configurations.append(.init(
+                service: SupersededWatchService(statuses: standbys, settings: settings, since: settings.clock(), decisions: decisions, logger: logger),
+                successTerminationBehavior: .gracefullyShutdownGroup))
+        }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services(connections, others: others).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-            gracefulShutdownSignals: [], cancellationSignals: [], logger: logger))
+            services: configurations, gracefulShutdownSignals: [], cancellationSignals: [], logger: logger))
         try await group.run()
-        logger.info("stopped")
+        logger.info(handedBack ? "stopped serving; standing by again" : superseded ? "stopped; starting again to take the stores back" : "stopped")
     }
 
     /// The services, in start order (see ``AggregatorService``).

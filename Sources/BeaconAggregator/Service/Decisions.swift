@@ -29,6 +29,13 @@ final class Decisions: Sendable {
     private let rejectLog = Mutex(RejectLog())
     /// The last snapshot write's failure; nil once one succeeds.
     private let snapshotError = Mutex<AggregatorStatus.SnapshotError?>(nil)
+    /// Whether the instance decides its stores now, as its status says (``AggregatorStatus/serving``):
+    /// nil for an instance without a standby relation, which always serves.
+    let serving = Mutex<Bool?>(nil)
+    /// Set when a standby hands its stores back: its last status then says `online`, not serving.
+    let handingBack = Mutex(false)
+    /// Set when a primary finds its standby serving its stores (``supersede()``).
+    let superseded = Mutex(false)
     private let settings: AggregatorSettings
     private let logger: Logger
 
@@ -49,8 +56,19 @@ final class Decisions: Sendable {
     /// Sightings accepted into the engine so far.
     var processedSightings: UInt64 { desk.withLock { $0.processor.counters.sightings } }
 
+    /// A standby serves this instance's stores: nothing more is decided or published, and no
+    /// snapshot written — what this instance knows is from states that have moved on.
+    func supersede() {
+        superseded.withLock { $0 = true }
+        outbox.fence()
+    }
+
+    /// Whether this instance was superseded (``supersede()``).
+    var isSuperseded: Bool { superseded.withLock { $0 } }
+
     /// Decides one message of the sightings connection (a batch, a gateway's status).
     func decide(_ message: MQTTMessage) {
+        guard !isSuperseded else { return }
         let now = settings.clock()
         let time = settings.eventTimeOnly ? nil : now
         let (verdict, out) = desk.withLock { desk -> (MessageProcessor.Verdict, [Outbound]) in
@@ -66,6 +84,7 @@ final class Decisions: Sendable {
 
     /// Lets time pass on the clock (see ``MessageProcessor/tick(now:connected:into:)``).
     func tick(connected: Bool) {
+        guard !isSuperseded else { return }
         let now = settings.clock()
         let out = desk.withLock { desk -> [Outbound] in
             var out: [Outbound] = []
@@ -162,13 +181,25 @@ final class Decisions: Sendable {
     func status(online: Bool) -> Outbound {
         let dropped = UInt64(outbox.dropped)
         let status = desk.withLock { desk in
-            let status = desk.processor.status(
+            var status = desk.processor.status(
                 now: settings.clock(), version: settings.version, online: online, droppedPublishes: dropped,
                 snapshotError: snapshotError.withLock { $0 })
+            status.standbyFor = settings.standbyFor
+            status.serving = online ? serving.withLock { $0 } : nil
             metrics.recordState(of: desk.processor, status: status)
             return status
         }
         return Outbound(topic: settings.scheme.string(for: status.topic), payload: status.encoded(), delivery: .retained(expirySeconds: nil))
+    }
+
+    /// The status the instance leaves at shutdown: `offline`, or, for a standby handing its
+    /// stores back, `online` and not serving (it goes on standing by).
+    func finalStatus() -> Outbound {
+        if handingBack.withLock({ $0 }) {
+            serving.withLock { $0 = false }
+            return status(online: true)
+        }
+        return status(online: false)
     }
 
     /// Notes how the last snapshot write went (`failure` nil: it succeeded); the status carries a
@@ -184,7 +215,9 @@ final class Decisions: Sendable {
 
     /// The `offline` status the broker publishes for this instance if it vanishes (its Last Will).
     func lastWill() -> AggregatorStatus {
-        desk.withLock { $0.processor.status(now: settings.clock(), version: settings.version, online: false) }
+        var will = desk.withLock { $0.processor.status(now: settings.clock(), version: settings.version, online: false) }
+        will.standbyFor = settings.standbyFor
+        return will
     }
 
     /// What the snapshot file keeps: every device remembered and every gateway's progress.

@@ -11,6 +11,7 @@ final class Outbox: Sendable {
     private let continuation: AsyncStream<Outbound>.Continuation
     private let waiting = Atomic<Int>(0)
     private let droppedCount = Atomic<Int>(0)
+    private let fenced = Atomic<Bool>(false)
     private let metrics: AggregatorMetrics
     /// The expiries kept here (its lock held while a batch is enqueued, so that the bookings
     /// follow the order of publication), used only with ``expiryClock``.
@@ -41,7 +42,7 @@ final class Outbox: Sendable {
 
     /// Adds messages at the end, in order.
     func enqueue(_ batch: [Outbound]) {
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty, !isFenced else { return }
         waiting.add(batch.count, ordering: .relaxed)
         guard let expiryClock else {
             for message in batch { continuation.yield(message) }
@@ -80,6 +81,19 @@ final class Outbox: Sendable {
 
     /// Nothing more will be enqueued: the publisher ends once it has taken the rest.
     func finish() { continuation.finish() }
+
+    /// Whether the outbox publishes no more: its instance was superseded by a standby, and what
+    /// it decided since is from states that have moved on.
+    var isFenced: Bool { fenced.load(ordering: .relaxed) }
+
+    /// Publishes nothing more: what waits is discarded as the publisher reaches it, what comes
+    /// later is not taken.
+    func fence() { fenced.store(true, ordering: .relaxed) }
+
+    /// A message waiting when the outbox was fenced, discarded.
+    func settleDiscarded() {
+        waiting.subtract(1, ordering: .relaxed)
+    }
 
     /// One message acknowledged by the broker.
     func settlePublished() {

@@ -61,6 +61,10 @@ final class PublishWindowService: Service {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.collect(receipts, window: window) }
             for await message in outbox.messages {
+                if outbox.isFenced {
+                    outbox.settleDiscarded()
+                    continue
+                }
                 guard await window.acquire(), await hand(message, to: sink, window: window) else { break }
             }
             sink.finish()

@@ -27,6 +27,8 @@ final class SnapshotService: Service {
     }
 
     private func write() {
+        // Superseded, the instance's states are older than the hub's: the snapshot keeps its last.
+        guard !decisions.isSuperseded else { return }
         do {
             try SnapshotFile.write(decisions.snapshot(), path: path)
             decisions.noteSnapshot(failure: nil)

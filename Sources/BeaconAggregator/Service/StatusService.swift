@@ -2,7 +2,7 @@ import ServiceLifecycle
 
 /// Refreshes the instance's retained `online` status every interval (after the first, which the
 /// start-up publishes) and, at shutdown, once every decision is made, publishes the final
-/// `offline` status with the last counters.
+/// status with the last counters (`offline`; a standby handing back stays `online`).
 final class StatusService: Service {
     private let interval: Duration
     private let decisions: Decisions
@@ -18,6 +18,6 @@ final class StatusService: Service {
         await cancelWhenGracefulShutdown {
             await Periodic.every(self.interval) { self.decisions.outbox.enqueue([self.decisions.status(online: true)]) }
         }
-        decisions.outbox.enqueue([decisions.status(online: false)])
+        decisions.outbox.enqueue([decisions.finalStatus()])
     }
 }

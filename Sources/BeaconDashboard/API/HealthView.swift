@@ -13,10 +13,13 @@ struct HealthView: Codable, Sendable, Equatable {
     /// An aggregator, from its retained status.
     struct Aggregator: Codable, Sendable, Equatable {
         var id: String
-        /// `online`, `offline`, or `stale` (says online, but its status is older than the
-        /// dashboard's stale limit: hung, or unable to publish).
+        /// `online`, `offline`, `stale` (says online, but its status is older than the
+        /// dashboard's stale limit: hung, or unable to publish), or `standby` (online, deciding
+        /// nothing: a standby while its primary serves, or a primary waiting for its stores back).
         var state: String
         var stores: String?
+        /// On a standby, the primary it stands in for.
+        var standbyFor: String?
         /// When it published the status (its clock, Unix ms), and how old that is by the dashboard's.
         var statusTime: Int64
         var statusAgeMs: Int64

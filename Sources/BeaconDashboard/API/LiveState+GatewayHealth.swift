@@ -10,7 +10,8 @@ extension LiveState {
         for layout in layouts.values {
             for gateway in layout.gateways { placed[gateway.id] = SectionRef(store: layout.store, section: gateway.section) }
         }
-        let online = aggregators.values.map(\.value).filter { $0.state == .online }
+        // A standby standing by (or a primary waiting for its stores) decides nothing: no witness.
+        let online = aggregators.values.map(\.value).filter { $0.state == .online && $0.serving != false }
         var lost: [GatewayID: UInt64] = [:]
         var silentSince: [GatewayID: UInt64] = [:]
         for status in online {

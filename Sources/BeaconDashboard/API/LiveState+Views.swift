@@ -65,9 +65,10 @@ extension LiveState {
         let aggregatorViews = aggregators.values.sorted { $0.value.aggregator < $1.value.aggregator }.map { heard in
             let status = heard.value
             let age = max(0, now - status.time)
-            let state = status.state == .offline ? "offline" : age > staleAfter ? "stale" : "online"
+            let state = status.state == .offline ? "offline" : age > staleAfter ? "stale" : status.serving == false ? "standby" : "online"
             return HealthView.Aggregator(
-                id: status.aggregator.rawValue, state: state, stores: status.stores, statusTime: status.time, statusAgeMs: age,
+                id: status.aggregator.rawValue, state: state, stores: status.stores, standbyFor: status.standbyFor?.rawValue,
+                statusTime: status.time, statusAgeMs: age,
                 lagMs: status.counters.lagMilliseconds, lostBatches: status.counters.loss.values.reduce(0, +),
                 offlineGateways: status.counters.offlineCount ?? UInt64(status.counters.offline.count),
                 devices: status.counters.devices, sightings: status.counters.sightings,

@@ -276,7 +276,8 @@ function drawHealth() {
   const summary = health.summary;
   setBroker(summary.broker);
   const aggregators = [...health.aggregators.values()].sort((a, b) => a.id.localeCompare(b.id)).map((a) => el('tr', {},
-    el('td', { class: 'mono' }, a.id), el('td', { class: `state-${a.state}` }, a.state),
+    el('td', { class: 'mono', title: a.standby_for ? `standby for ${a.standby_for}` : '' }, a.standby_for ? `${a.id} (for ${a.standby_for})` : a.id),
+    el('td', { class: `state-${a.state}` }, a.state),
     el('td', { class: 'num' }, age(Math.max(0, health.now - a.status_time))), el('td', { class: 'num' }, a.lag_ms === undefined ? '–' : `${a.lag_ms} ms`),
     el('td', { class: 'num' }, a.lost_batches), el('td', { class: 'num' }, a.offline_gateways)));
   const gatewayList = [...health.gateways.values()].sort((a, b) => a.id.localeCompare(b.id));

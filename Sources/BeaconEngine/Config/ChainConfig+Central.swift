@@ -44,13 +44,23 @@ extension ChainConfig {
         public var stores: String
         /// `aggregator`: the id of the aggregator that reads it.
         public var aggregator: String
+        /// `standby_aggregator` (optional, with `standby`): the id of the aggregator that reads the
+        /// standby broker and takes the shard's stores over when `aggregator` goes
+        /// (`--standby-for`).
+        public var standbyAggregator: String?
 
-        public init(name: String, address: String, standby: String? = nil, stores: String, aggregator: String) {
+        enum CodingKeys: String, CodingKey {
+            case name, address, standby, stores, aggregator
+            case standbyAggregator = "standby_aggregator"
+        }
+
+        public init(name: String, address: String, standby: String? = nil, stores: String, aggregator: String, standbyAggregator: String? = nil) {
             self.name = name
             self.address = address
             self.standby = standby
             self.stores = stores
             self.aggregator = aggregator
+            self.standbyAggregator = standbyAggregator
         }
 
         /// Reads a shard's object; nil where a required value cannot be used (reported).
@@ -60,9 +70,10 @@ extension ChainConfig {
             let standby = o.optional("standby", as: String.self)
             let stores = o.required("stores", as: String.self)
             let aggregator = o.required("aggregator", as: String.self)
+            let standbyAggregator = o.optional("standby_aggregator", as: String.self)
             o.comment()
             guard let name, let address, let stores, let aggregator else { return nil }
-            self.init(name: name, address: address, standby: standby, stores: stores, aggregator: aggregator)
+            self.init(name: name, address: address, standby: standby, stores: stores, aggregator: aggregator, standbyAggregator: standbyAggregator)
         }
     }
 
@@ -85,16 +96,7 @@ extension ChainConfig {
                 if let problem = Self.addressProblem(standby) { issue("\(path).standby", problem) }
                 if standby == shard.address { issue("\(path).standby", "is the shard's own address: a standby is another broker") }
             }
-            do {
-                _ = try AggregatorID(shard.aggregator)
-            } catch {
-                issue("\(path).aggregator", "\(error)")
-            }
-            if let first = aggregators[shard.aggregator] {
-                issue("\(path).aggregator", "\(shard.aggregator) already reads shards[\(first)]: one aggregator per shard (its --stores are the shard's)")
-            } else {
-                aggregators[shard.aggregator] = i
-            }
+            for (field, message) in Self.aggregatorProblems(of: shard, at: i, reading: &aggregators) { issue("\(path).\(field)", message) }
             do {
                 selections.append((i, try StoreSelection(parsing: shard.stores)))
             } catch {
@@ -115,6 +117,39 @@ extension ChainConfig {
         if !homeless.isEmpty, !central.shards.isEmpty {
             issue("$.central.shards", "store(s) \(Self.listed(homeless)) are in no shard: no aggregator would decide them")
         }
+    }
+
+    /// The problems of shard `index`'s aggregator and standby aggregator (field, message): ids,
+    /// and an aggregator that already reads another shard (`aggregators`: which shard each reads).
+    static func aggregatorProblems(of shard: Shard, at index: Int, reading aggregators: inout [String: Int]) -> [(String, String)] {
+        var problems: [(String, String)] = []
+        do {
+            _ = try AggregatorID(shard.aggregator)
+        } catch {
+            problems.append(("aggregator", "\(error)"))
+        }
+        if let first = aggregators[shard.aggregator] {
+            problems.append(("aggregator", "\(shard.aggregator) already reads shards[\(first)]: one aggregator per shard (its --stores are the shard's)"))
+        } else {
+            aggregators[shard.aggregator] = index
+        }
+        guard let standbyAggregator = shard.standbyAggregator else { return problems }
+        do {
+            _ = try AggregatorID(standbyAggregator)
+        } catch {
+            problems.append(("standby_aggregator", "\(error)"))
+        }
+        if shard.standby == nil {
+            problems.append(("standby_aggregator", "needs the shard's \"standby\": the standby aggregator reads the standby broker"))
+        }
+        if standbyAggregator == shard.aggregator {
+            problems.append(("standby_aggregator", "is the shard's own aggregator: a standby is another instance, with its own id"))
+        } else if let first = aggregators[standbyAggregator] {
+            problems.append(("standby_aggregator", "\(standbyAggregator) already reads shards[\(first)]: one aggregator per shard"))
+        } else {
+            aggregators[standbyAggregator] = index
+        }
+        return problems
     }
 
     /// Why `text` is not a `HOST:PORT` (`[IPv6]:PORT` too); nil when it is.

@@ -77,6 +77,12 @@ public struct AggregatorStatus: WirePayload, Hashable {
     public var time: Int64
     /// The stores this instance owns, e.g. `1-250,300` (`"stores"`); `nil` means all.
     public var stores: String?
+    /// On a standby instance, the primary it stands in for (`"standby_for"`); absent on a primary.
+    public var standbyFor: AggregatorID?
+    /// Whether the instance decides its stores now (`"serving"`): `false` on a standby waiting for
+    /// its primary to go, or on a primary waiting for its standby to hand back; absent when it
+    /// serves as an instance without a standby always does.
+    public var serving: Bool?
     /// The aggregator's counters; empty ones leave the `"counters"` object out.
     public var counters: Counters
     /// The last snapshot write, when it failed (`"snapshot_error"`); absent once a write succeeds.
@@ -100,13 +106,15 @@ public struct AggregatorStatus: WirePayload, Hashable {
     /// Creates a status.
     public init(
         aggregator: AggregatorID, state: Availability, version: String, time: Int64, stores: String? = nil,
-        counters: Counters = Counters(), snapshotError: SnapshotError? = nil
+        standbyFor: AggregatorID? = nil, serving: Bool? = nil, counters: Counters = Counters(), snapshotError: SnapshotError? = nil
     ) {
         self.aggregator = aggregator
         self.state = state
         self.version = version
         self.time = time
         self.stores = stores
+        self.standbyFor = standbyFor
+        self.serving = serving
         self.counters = counters
         self.snapshotError = snapshotError
     }
@@ -124,6 +132,8 @@ extension AggregatorStatus {
         root.set("version", version)
         root.set("t", time)
         root.setIfPresent("stores", stores)
+        root.setIfPresent("standby_for", standbyFor?.rawValue)
+        if let serving { root.set("serving", serving) }
         let counts = JSONNode.object()
         counts.setIfPresent("messages", counters.messages)
         counts.setIfPresent("batches", counters.batches)
@@ -179,6 +189,9 @@ extension AggregatorStatus {
             if let stores, !WireText.isStoreList(stores) {
                 throw WireError(field: "stores", reason: .invalidValue(value: ObjectReader.quoted(stores), expected: "stores and ranges such as 1-250,300"))
             }
+            var standbyFor: AggregatorID?
+            if root.optional("standby_for") != nil { standbyFor = try root.aggregatorID("standby_for") }
+            let serving = try root.optionalBool("serving")
             var counters = Counters()
             if let counts = try root.optionalObject("counters") {
                 let limit = root.limits.maxMapEntries
@@ -209,8 +222,8 @@ extension AggregatorStatus {
                     reason: try problem.string("reason", maxLength: WireText.maxProblemLength), time: try problem.time("t"))
             }
             return AggregatorStatus(
-                aggregator: aggregator, state: state, version: version, time: time, stores: stores, counters: counters,
-                snapshotError: snapshotError)
+                aggregator: aggregator, state: state, version: version, time: time, stores: stores, standbyFor: standbyFor,
+                serving: serving, counters: counters, snapshotError: snapshotError)
         }
     }
 }
