@@ -35,6 +35,9 @@ public final class Broker: Sendable {
     public var tlsPort: Int? { state.withLock { $0.tlsPort } }
     /// The CA certificate a client should trust for the TLS listener.
     public var caFile: String? { certificateAuthority?.certificateFile }
+    /// The mosquitto process's id while it runs (a benchmark reads its memory from /proc).
+    public var processID: Int32? { state.withLock { $0.process }.map(\.pid) }
+
     /// Whether the mosquitto process is alive (a paused one counts).
     public var isRunning: Bool { state.withLock { $0.process }?.isRunning ?? false }
     /// The mosquitto log so far (connections, refusals, errors), for failure messages.

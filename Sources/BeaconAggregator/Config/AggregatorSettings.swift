@@ -76,12 +76,14 @@ public struct AggregatorSettings: Sendable {
     /// Messages the sightings connection buffers for the decisions (`mqtt.inboundBufferCapacity`
     /// as beacon-aggregator sets it): about a second of one instance's peak rate, enough to ride
     /// out scheduling jitter. Past it the connection stops reading and the broker queues for the
-    /// aggregator's session (its `max_queued_messages`; 200 000 in `deploy/mosquitto/central.conf`),
+    /// aggregator's session (its `max_queued_bytes`; 1 GiB in `deploy/mosquitto/central.conf`),
     /// so a burst loses nothing and the backlog does not sit in this process's memory.
     public static let inboundBuffer = 20_000
     /// Retained device states the events connection buffers while they are read back at start-up
-    /// (one per device not outside; an upper bound, not an allocation).
-    public static let restoreBuffer = 1_000_000
+    /// (one per device not outside, of the whole chain; an upper bound, not an allocation): as
+    /// many as the shipped hub queues for a new subscriber (`max_queued_bytes` 1 GiB, about 2.9
+    /// million states), with room.
+    public static let restoreBuffer = 4_000_000
 
     /// Wall-clock Unix milliseconds.
     public static let systemClock: @Sendable () -> Int64 = {
