@@ -16,8 +16,10 @@ import Testing
 /// the stores over and decides them; then both come back, the standby hands the stores back and
 /// the primary goes on. The primary then freezes (SIGSTOP): its status goes stale, the standby
 /// takes over again, and the resumed primary stops deciding, starts again and takes the stores
-/// back. On the hub no device enters or leaves a region twice in a row (events de-duplicated by
-/// device, store and `seq`, as WIRE.md tells consumers); the figures against the truth are printed.
+/// back; then it is restarted as in maintenance (SIGTERM), and the standby serves meanwhile. On
+/// the hub no device enters or leaves a region twice in a row (events de-duplicated by
+/// device, store and `seq`, as WIRE.md tells consumers) and no such key names two different
+/// transitions; the figures against the truth are printed.
 /// In the chain-scale suite, whose tests run one at a time: each is a whole central tier.
 extension ShardedChainTests {
 
@@ -68,7 +70,7 @@ extension ShardedChainTests {
                 "--standby-for", "agg-1", "--standby-stale", "5", "--metrics", "127.0.0.1:\(standbyMetrics)",
             ])
             parts.processes.append(standby)
-            let logs = { ["agg-1", "agg-1b", "agg-1-again", "sim"].map { name in
+            let logs = { ["agg-1", "agg-1b", "agg-1-again", "agg-1-third", "sim"].map { name in
                 "--- \(name)\n" + String(((try? String(contentsOfFile: "\(directory)/\(name).log", encoding: .utf8)) ?? "").suffix(2000))
             }.joined(separator: "\n") }
             try await pollUntil("the primary serving and the standby standing by, on the hub", explain: logs) {
@@ -126,6 +128,20 @@ extension ShardedChainTests {
             let again = try String(contentsOfFile: "\(directory)/agg-1-again.log", encoding: .utf8)
             #expect(again.contains("starting again to take the stores back") && again.contains("waiting for agg-1b to hand back"),
                     "the resumed primary took the stores back through the hand-back")
+
+            // A routine restart: SIGTERM says offline, the standby serves at once, the primary
+            // returns and takes the stores back.
+            primary.send(SIGTERM)
+            #expect(await primary.waitForExit(timeout: readinessLimit) && primary.exitStatus == 0, "the primary stops cleanly\n\(logs())")
+            try await pollUntil("the standby serving after the primary's shutdown", explain: logs) {
+                Self.latestStatuses(onHub)["agg-1b"]?.serving == true
+            }
+            primary = try aggregator("agg-1", input: shard, log: "agg-1-third")
+            parts.processes.append(primary)
+            try await pollUntil("the restarted primary serving again after a hand-back", explain: logs) {
+                let latest = Self.latestStatuses(onHub)
+                return latest["agg-1b"]?.serving == false && latest["agg-1"]?.state == .online && latest["agg-1"]?.serving == nil
+            }
             let handedBack = Self.events(onHub).count
             #expect(await sim.waitForExit(timeout: readinessLimit) && sim.exitStatus == 0, "the simulator did not finish cleanly\n\(logs())")
             #expect(Self.events(onHub).count > handedBack, "the returned primary decides again")
@@ -146,12 +162,26 @@ extension ShardedChainTests {
             for (key, kinds) in Self.transitionsByRegion(delivered) {
                 #expect(zip(kinds, kinds.dropFirst()).allSatisfy { $0 != $1 }, "\(key): \(kinds)")
             }
+            // Two instances deciding the same device at once would give one (device, store, seq)
+            // two different transitions: the de-duplication above would hide one of them.
+            var said: [String: String] = [:]
+            for message in onHub.received where message.topic.hasPrefix("beaconnet/events/") {
+                guard let event = try? RegionEvent.decode(message.payload) else { continue }
+                let key = "\(event.device) \(event.region.store) \(event.sequence)", what = "\(event.kind) \(event.region)"
+                #expect(said[key, default: what] == what, "\(key): \(said[key] ?? "") and \(what)")
+                said[key] = what
+            }
             let recording = onHub.received.filter { $0.topic.hasPrefix("beaconnet/events/") }
                 .map { "\($0.topic) \(String(decoding: $0.payload, as: UTF8.self))" }.joined(separator: "\n")
             try recording.write(toFile: "\(directory)/events.txt", atomically: true, encoding: .utf8)
             try await runCommand(simBinary, ["evaluate", "--truth", "\(directory)/truth.txt", "--events", "\(directory)/events.txt", "--wide"],
                                  output: "\(directory)/score.txt")
             print("standby failover, scored against the truth:\n\(try String(contentsOfFile: "\(directory)/score.txt", encoding: .utf8))")
+
+            // Stopped while it stands by, the standby says so.
+            standby.send(SIGTERM)
+            #expect(await standby.waitForExit(timeout: readinessLimit) && standby.exitStatus == 0, "the standby stops cleanly\n\(logs())")
+            try await pollUntil("the standby's offline status", explain: logs) { Self.latestStatuses(onHub)["agg-1b"]?.state == .offline }
         }
     }
 

@@ -101,10 +101,9 @@ struct HubBenchmark: AsyncParsableCommand {
         let owned = "101-\(100 + max(1, stores / 3))"
         var quiet = Logger(label: "bench.hub.aggregator")
         quiet.logLevel = .warning
-        var settings = AggregatorSettings(
+        let settings = AggregatorSettings(
             chain: chain, mqtt: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "bench-hub-aggregator"),
             aggregator: try AggregatorID("bench"), stores: try StoreSelection(parsing: owned), version: "bench")
-        settings.restoreTimeout = .seconds(300)
         let watcher = MQTTClient(configuration: MQTTConfiguration(host: broker.host, port: broker.port, clientID: "bench-hub-status"), logger: quiet)
         try await watcher.connect()
         let statuses = try await watcher.subscribe(to: [TopicScheme.standard.string(for: .aggregatorStatus(settings.aggregator))], qos: .atLeastOnce)

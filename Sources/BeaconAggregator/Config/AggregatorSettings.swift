@@ -33,7 +33,8 @@ public struct AggregatorSettings: Sendable {
     public var tickInterval: Duration = .milliseconds(250)
     /// How long a graceful shutdown waits for the last messages to be acknowledged.
     public var drainTimeout: Duration = .seconds(5)
-    /// How long to wait for retained device states at start-up.
+    /// How long the read-back of retained device states at start-up may go without a message
+    /// before it ends incomplete (it ends at its own marker otherwise, however long that takes).
     public var restoreTimeout: Duration = .seconds(10)
     /// How long a retained `outside` state lives, seconds: its MQTT 5 message expiry, or, on an
     /// MQTT 3.1.1 hub, when the instance clears it (``expirySweepInterval``).

@@ -51,7 +51,7 @@ extension AggregatorService {
     }
 
     /// The retained device states, and whether all of them arrived (none dropped, and the read
-    /// ended by its marker rather than by ``AggregatorSettings/restoreTimeout``).
+    /// ended by its marker rather than after ``AggregatorSettings/restoreTimeout`` without a message).
     func readRetainedStates(_ client: MQTTClient) async -> (states: [DeviceState], complete: Bool) {
         var retained: [DeviceState] = []
         var synced = false
@@ -62,13 +62,16 @@ extension AggregatorService {
             // after it, so our own marker message arriving means every retained state has arrived.
             let subscription = try await client.subscribe(to: [settings.scheme.allDeviceStates, marker], qos: .atLeastOnce)
             try await client.publish(to: marker, payload: nonce, qos: .atLeastOnce, retain: false)
-            let deadline = ContinuousClock.now + settings.restoreTimeout
+            // A chain's states take a while to arrive (a million: about 20 s): the read ends at its
+            // marker, or once nothing has arrived for restoreTimeout.
+            let idle = IdleTimer(limit: settings.restoreTimeout)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try? await Task.sleep(until: deadline)
+                    await idle.expiry()
                     client.unsubscribe(subscription)
                 }
                 for await message in subscription {
+                    idle.touch()
                     if message.topic == marker {
                         if message.payload == nonce {
                             synced = true
@@ -82,7 +85,7 @@ extension AggregatorService {
             }
             client.unsubscribe(subscription)
             if !synced {
-                logger.warning("restore: the retained device states had not all arrived after \(settings.restoreTimeout) (\(retained.count) read); devices whose state did not arrive keep the snapshot's state without publishing it again (without one, they are decided afresh) — a slow broker, or raise AggregatorSettings.restoreTimeout")
+                logger.warning("restore: the retained device states had not all arrived, nothing for \(settings.restoreTimeout) (\(retained.count) read); devices whose state did not arrive keep the snapshot's state without publishing it again (without one, they are decided afresh) — a slow broker, or raise AggregatorSettings.restoreTimeout")
             }
             if subscription.droppedMessages > 0 {
                 logger.error("restore: \(subscription.droppedMessages) retained device state(s) arrived faster than they were read and were dropped; those devices are decided afresh (raise AggregatorSettings.restoreBuffer)")

@@ -97,18 +97,24 @@ public final class AggregatorService: Service, Sendable {
     /// The instance's work once the events connection is up: on a standby, waiting for the
     /// primary to go; then connecting to the sightings, restoring, and running the services.
     private func serve(_ connections: AggregatorConnections, watch: PrimaryWatch?) async throws {
-        var takeover: Int64?
+        var heardBeforeTakeover: Int?
         if let watch {
             decisions.serving.withLock { $0 = false }
-            await publishNow(decisions.status(online: true), on: connections.events)
             logger.info("standing by for \(watch.primary)", metadata: ["aggregator.stores": "\(settings.stores)"])
-            guard let reason = await watch.away() else {
+            let reason = await watch.away(refreshing: settings.statusInterval) {
+                await publishNow(decisions.status(online: true), on: connections.events)
+            }
+            guard let reason else {
+                await publishNow(decisions.status(online: false), on: connections.events)
                 await connections.events.disconnect()
                 return
             }
             logger.notice("taking over from \(watch.primary): \(reason)", metadata: ["aggregator.stores": "\(settings.stores)"])
+            // Said before the restore, however long that takes: a primary returning meanwhile
+            // waits for this instance to hand back rather than serve beside it.
             decisions.serving.withLock { $0 = true }
-            takeover = settings.clock()
+            heardBeforeTakeover = watch.arrivals
+            await publishNow(decisions.status(online: true), on: connections.events)
         }
         guard try await connect(connections.sightings, as: .sightings) else {
             await connections.sightings.disconnect()
@@ -123,13 +129,13 @@ public final class AggregatorService: Service, Sendable {
         // The stores' layouts go out with the first status: what a dashboard needs to draw them.
         decisions.outbox.enqueue([decisions.status(online: true)] + settings.layoutMessages() + undelivered)
         var configurations = services(connections, others: others).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
-        if let watch, let takeover {
+        if let watch, let heardBeforeTakeover {
             configurations.append(.init(
-                service: StepBackService(watch: watch, since: takeover, decisions: decisions, logger: logger),
+                service: StepBackService(watch: watch, arrivals: heardBeforeTakeover, decisions: decisions, logger: logger),
                 successTerminationBehavior: .gracefullyShutdownGroup))
         } else if let standbys = await watchStandbys(connections.events) {
             configurations.append(.init(
-                service: SupersededWatchService(statuses: standbys, settings: settings, since: settings.clock(), decisions: decisions, logger: logger),
+                service: SupersededWatchService(statuses: standbys, settings: settings, decisions: decisions, logger: logger),
                 successTerminationBehavior: .gracefullyShutdownGroup))
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

@@ -61,11 +61,15 @@ final class PublishWindowService: Service {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.collect(receipts, window: window) }
             for await message in outbox.messages {
+                guard await window.acquire() else { break }
+                // Checked once the window has room, not before: a fence set while this waited
+                // discards the message too.
                 if outbox.isFenced {
                     outbox.settleDiscarded()
+                    window.release()
                     continue
                 }
-                guard await window.acquire(), await hand(message, to: sink, window: window) else { break }
+                guard await hand(message, to: sink, window: window) else { break }
             }
             sink.finish()
             await group.waitForAll()
@@ -114,6 +118,11 @@ final class PublishWindowService: Service {
                     try? await Task.sleep(for: delay)
                     delay = min(delay * 2, .seconds(5))
                     guard await window.othersSettled() else { return false }
+                    if outbox.isFenced {
+                        outbox.settleDiscarded()
+                        window.release()
+                        return true
+                    }
                 }
             }
         }

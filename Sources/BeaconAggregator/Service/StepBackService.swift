@@ -7,20 +7,21 @@ import ServiceLifecycle
 /// no longer serves, which is the returning primary's cue to restore and go on.
 final class StepBackService: Service {
     private let watch: PrimaryWatch
-    private let since: Int64
+    private let arrivals: Int
     private let decisions: Decisions
     private let logger: Logger
 
-    /// Watches `watch` for an `online` status taken after `since` (the takeover, Unix ms).
-    init(watch: PrimaryWatch, since: Int64, decisions: Decisions, logger: Logger) {
+    /// Watches `watch` for the primary asking for its stores in a status after the first
+    /// `arrivals` (those heard before the takeover).
+    init(watch: PrimaryWatch, arrivals: Int, decisions: Decisions, logger: Logger) {
         self.watch = watch
-        self.since = since
+        self.arrivals = arrivals
         self.decisions = decisions
         self.logger = logger
     }
 
     func run() async {
-        guard await watch.back(since: since) else { return }
+        guard await watch.back(after: arrivals) else { return }
         logger.notice("handing the stores back: \(watch.primary) is online again")
         decisions.handingBack.withLock { $0 = true }
     }
