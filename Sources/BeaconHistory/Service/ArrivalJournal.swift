@@ -14,15 +14,15 @@ import Glibc
 /// visits those messages make. Each message is appended here on the network thread, inside the
 /// callback (a `write(2)`: the kernel keeps it when the process dies, though not when the
 /// machine does), and dropped once the write that holds its records has committed. At start the
-/// recorder applies what is left before it subscribes; the visits' idempotent writes and the
-/// events' sequence numbers make applying one twice harmless.
+/// recorder applies what is left before it subscribes. A kill between a write's commit and the
+/// journal's cut applies that write's records again.
 ///
 /// The file begins with ``magic``; a record is the topic's length and bytes, then the payload's
 /// (lengths as 4-byte little-endian integers). An incomplete record at the end (the disk filled
 /// during a write) is ignored; a file that does not begin so is refused, never overwritten. The
-/// file is locked (`flock`) so that two recorders cannot share it. Records already written stay
-/// in the file until they are as large as the rest (then it is rewritten without them), so the
-/// file is at most about twice what is unwritten, and a rewrite's cost is paid once per byte.
+/// file is locked (`flock`) so that two recorders cannot share it. Records already written leave
+/// the file at the write that holds them (it is cut, or rewritten with the rest), so that a
+/// restart applies only what was not written.
 public final class ArrivalJournal: Sendable {
     private struct State {
         var descriptor: Int32
@@ -147,9 +147,11 @@ public final class ArrivalJournal: Sendable {
     /// The number the next appended message gets.
     public var nextNumber: Int { state.withLock { $0.firstNumber + $0.records.count } }
 
-    /// Forgets the records numbered below `number` (their records are in the database). The file
-    /// keeps them until they are as large as the rest; then it is rewritten with the rest only
-    /// and renamed over the journal (cut to its magic when nothing is left).
+    /// Forgets the records numbered below `number` (their records are in the database): the file
+    /// is cut to its magic when nothing is left, else rewritten with the rest only and renamed
+    /// over the journal. Not later: a written record applied again at a restart is not always
+    /// harmless (a section's enter reopens a store visit already closed and written, under
+    /// another enter time). The rest is what arrived during one write, so the rewrite is small.
     public func discard(before number: Int) {
         state.withLock { state in
             let count = min(max(0, number - state.firstNumber), state.records.count)
@@ -157,14 +159,13 @@ public final class ArrivalJournal: Sendable {
             state.writtenBytes += state.records.prefix(count).reduce(0) { $0 + $1.count }
             state.records.removeFirst(count)
             state.firstNumber += count
-            let rest = state.length - Self.magic.count - state.writtenBytes
             if state.records.isEmpty {
                 // Nothing unwritten: cut the file in place.
                 if ftruncate(state.descriptor, off_t(Self.magic.count)) == 0 {
                     state.length = Self.magic.count
                     state.writtenBytes = 0
                 }
-            } else if state.writtenBytes >= max(rest, 65_536) {
+            } else {
                 rewrite(&state)
             }
         }
