@@ -46,8 +46,9 @@ struct DashboardBrowserTests {
         try await browser.screenshot(to: artifacts + "/dashboard-login.png")
         _ = try await browser.evaluate(try Self.submitLogin(user: stack.user, password: "not the password"))
         let refused = try await pollAsync("the wrong password to be refused", within: .seconds(30)) {
+            // The message's element is on the page before the answer fills it: wait for words.
             let text = try decode(String?.self, try await browser.evaluate("document.getElementById('login-message')?.textContent ?? null"))
-            return text
+            return text?.isEmpty == false ? text : nil
         }
         #expect(refused.contains("Wrong user name or password."))
         _ = try await browser.evaluate(try Self.submitLogin(user: stack.user, password: stack.password))
