@@ -47,11 +47,7 @@ extension ShardedChainTests {
             try await untilBridged(store: storeBroker, central: shard)
             try await untilBridged(store: storeBroker, central: standbyShard)
 
-            var consumer = MQTTConfiguration(host: hub.host, port: hub.port, clientID: "hub-consumer")
-            consumer.cleanSession = false
-            consumer.reconnect = MQTTReconnectPolicy(minimumDelay: .milliseconds(200), maximumDelay: .seconds(1), exponentialBackoff: false)
-            let onHub = try await Watcher.start(MQTTClient(configuration: consumer, logger: Logger(label: "test.hub")),
-                                                filters: ["beaconnet/events/#", "beaconnet/aggregators/+/status"])
+            let onHub = try await Self.hubConsumer(hub)
             parts.watchers.append(onHub)
 
             let directory = try TestDirectory.make("standby-failover").path

@@ -46,12 +46,7 @@ struct ShardedChainTests {
             for (store, shard) in zip(Self.stores, shards) {
                 try await untilBridged(store: storeBroker, central: shard, topic: "beaconnet/sightings/\(store)/bridge-probe")
             }
-            // A consumer of the hub with a persistent session: the broker keeps its queue across the restart.
-            var consumer = MQTTConfiguration(host: hub.host, port: hub.port, clientID: "hub-consumer")
-            consumer.cleanSession = false
-            consumer.reconnect = MQTTReconnectPolicy(minimumDelay: .milliseconds(200), maximumDelay: .seconds(1), exponentialBackoff: false)
-            let onHub = try await Watcher.start(MQTTClient(configuration: consumer, logger: Logger(label: "test.hub")),
-                                                filters: ["beaconnet/events/#", "beaconnet/aggregators/+/status"])
+            let onHub = try await Self.hubConsumer(hub)
             parts.watchers.append(onHub)
             for (index, shard) in shards.enumerated() {
                 parts.watchers.append(try await Watcher.start(
@@ -109,6 +104,16 @@ struct ShardedChainTests {
                 #expect(zip(kinds, kinds.dropFirst()).allSatisfy { $0 != $1 }, "\(key): \(kinds)")
             }
         }
+    }
+
+    /// A consumer of the hub's events and statuses with a persistent session: the broker keeps
+    /// its queue across a restart.
+    static func hubConsumer(_ hub: Broker) async throws -> Watcher {
+        var consumer = MQTTConfiguration(host: hub.host, port: hub.port, clientID: "hub-consumer")
+        consumer.cleanSession = false
+        consumer.reconnect = MQTTReconnectPolicy(minimumDelay: .milliseconds(200), maximumDelay: .seconds(1), exponentialBackoff: false)
+        return try await Watcher.start(MQTTClient(configuration: consumer, logger: Logger(label: "test.hub")),
+                                       filters: ["beaconnet/events/#", "beaconnet/aggregators/+/status"])
     }
 
     /// The distinct events the hub's consumer received.

@@ -48,10 +48,10 @@ public struct AggregatorSettings: Sendable {
     public var eventTimeOnly = false
     /// With `--standby-for`: the primary this instance stands in for. It waits on the hub while
     /// that one serves, takes its stores over when it goes, and hands them back when it returns
-    /// (``StandbyService``).
+    /// (``FailoverService``, ``PrimaryWatch``).
     public var standbyFor: AggregatorID?
-    /// A primary whose status is older than this counts as gone: it refreshes it every
-    /// ``statusInterval`` (on both sides the default 10 s), so three refreshes missed.
+    /// A primary none of whose statuses has arrived for this long counts as gone: it refreshes it
+    /// every ``statusInterval`` (on both sides the default 10 s), so three refreshes missed.
     public var standbyStaleAfter: Duration = .seconds(30)
     /// How long a returning primary waits for its standby to hand its stores back before it
     /// decides them anyway.
@@ -107,6 +107,10 @@ public struct AggregatorSettings: Sendable {
         let hub = outputConfiguration
         return hub.host != mqtt.host || hub.port != mqtt.port
     }
+
+    /// The topic of the marker the instance publishes to itself behind a read of retained
+    /// messages: its arrival means everything retained before it has arrived.
+    public var syncMarker: String { scheme.root + "/aggregators/\(aggregator)/sync" }
 
     /// The sightings subscriptions: everything, or one filter per owned store of the chain.
     public var sightingFilters: [String] {

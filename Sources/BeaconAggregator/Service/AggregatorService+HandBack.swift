@@ -9,7 +9,7 @@ extension AggregatorService {
     /// serving) or ``AggregatorSettings/handBackTimeout`` has passed, so that the restore reads
     /// the states the standby decided last. Returns whether a standby had been serving.
     func awaitHandBack(_ client: MQTTClient) async -> Bool {
-        let marker = settings.scheme.root + "/aggregators/\(settings.aggregator)/sync"
+        let marker = settings.syncMarker
         let nonce = Array("handback-\(settings.clock())-\(UInt64.random(in: 0...UInt64.max))".utf8)
         let subscription: MQTTSubscription
         do {

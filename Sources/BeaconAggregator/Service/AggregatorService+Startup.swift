@@ -55,7 +55,7 @@ extension AggregatorService {
     func readRetainedStates(_ client: MQTTClient) async -> (states: [DeviceState], complete: Bool) {
         var retained: [DeviceState] = []
         var synced = false
-        let marker = settings.scheme.root + "/aggregators/\(settings.aggregator)/sync"
+        let marker = settings.syncMarker
         let nonce = Array("\(settings.clock())-\(UInt64.random(in: 0...UInt64.max))".utf8)
         do {
             // The broker sends the retained states of a new subscription before anything published

@@ -34,8 +34,6 @@ final class Decisions: Sendable {
     let serving = Mutex<Bool?>(nil)
     /// Set when a standby hands its stores back: its last status then says `online`, not serving.
     let handingBack = Mutex(false)
-    /// Set when a primary finds its standby serving its stores (``supersede()``).
-    let superseded = Mutex(false)
     private let settings: AggregatorSettings
     private let logger: Logger
 
@@ -59,12 +57,12 @@ final class Decisions: Sendable {
     /// A standby serves this instance's stores: nothing more is decided or published, and no
     /// snapshot written — what this instance knows is from states that have moved on.
     func supersede() {
-        superseded.withLock { $0 = true }
         outbox.fence()
     }
 
-    /// Whether this instance was superseded (``supersede()``).
-    var isSuperseded: Bool { superseded.withLock { $0 } }
+    /// Whether this instance was superseded (``supersede()``): its outbox fenced, one atomic load
+    /// on the path of every message.
+    var isSuperseded: Bool { outbox.isFenced }
 
     /// Decides one message of the sightings connection (a batch, a gateway's status).
     func decide(_ message: MQTTMessage) {
