@@ -24,6 +24,7 @@ struct DashboardBrowserTests {
             do {
                 try await Self.logIn(browser, stack)
                 try await Self.liveStores(browser, stack)
+                try await Self.overview(browser, stack)
                 try await Self.history(browser, stack)
                 try await Self.chainHistory(browser, stack)
                 try await Self.unknownStore(browser, stack)
@@ -102,6 +103,45 @@ struct DashboardBrowserTests {
         }
         #expect(try await browser.evaluate("document.querySelector('.legend').textContent.includes('no count yet')") == "true")
         try await browser.screenshot(to: artifacts + "/dashboard.png")
+    }
+
+    /// The chain overview above the plans: a row a store, searched (the address keeps the search),
+    /// sorted, each name a link to the store's page; the health page lists what is wrong.
+    static func overview(_ browser: HeadlessChromium, _ stack: DashboardStack) async throws {
+        let rows = "[...document.querySelectorAll('#overview-table tbody tr[data-major]')].map(e => e.dataset.major)"
+        #expect(try decode([String].self, try await browser.evaluate(rows)) == ["101", "102", "103"])
+        _ = try await browser.evaluate("""
+            (() => { document.getElementById('overview-search').value = 'bron';
+              document.getElementById('overview-form').requestSubmit(); return true; })()
+            """)
+        _ = try await pollAsync("the overview searched", within: .seconds(30)) {
+            try decode([String].self, try await browser.evaluate(rows)) == ["103"] ? true : nil
+        }
+        #expect(try await browser.evaluate("location.search") == #""?q=bron""#)
+        #expect(try await browser.evaluate("document.querySelector('#overview-table a[data-role=store-link]').getAttribute('href')") == #""/stores/103""#)
+        _ = try await browser.evaluate("""
+            (() => { document.getElementById('overview-search').value = ''; const sort = document.getElementById('overview-sort');
+              sort.value = 'name'; sort.dispatchEvent(new Event('change')); return true; })()
+            """)
+        _ = try await pollAsync("the overview sorted by name", within: .seconds(30)) {
+            try decode([String].self, try await browser.evaluate(rows)) == ["103", "101", "102"] ? true : nil
+        }
+        #expect(try await browser.evaluate("document.querySelectorAll('#overview-table td.health-ok').length") == "3",
+                "an online aggregator serves every store and hears every gateway")
+        try await browser.navigate(stack.url + "/health")
+        let summary = try await pollAsync("the health page", within: .seconds(30)) {
+            let text = try decode(String.self, try await browser.evaluate("document.getElementById('problems-summary').textContent"))
+            return text.isEmpty ? nil : text
+        }
+        #expect(summary.contains("aggregators 1 of 1 online") && summary.contains("gateways 0 offline, 0 unknown of 45"), "\(summary)")
+        let severities = try decode([String].self, try await browser.evaluate("[...document.querySelectorAll('#problems-list li')].map(e => e.dataset.severity)"))
+        #expect(!severities.contains("problem"), "nothing stops a store being decided: \(severities)")
+        #expect(try await browser.evaluate("document.getElementById('overview').hidden && document.getElementById('stores').hidden") == "true")
+        try await browser.screenshot(to: artifacts + "/dashboard-health.png")
+        try await browser.navigate(stack.url + "/")
+        _ = try await pollAsync("the plans drawn again below the overview", within: .seconds(30)) {
+            try await browser.evaluate("document.querySelectorAll('article.store').length") == "3" ? true : nil
+        }
     }
 
     /// 2025-11-26 00:00 UTC: the day of the history database.

@@ -126,7 +126,7 @@ struct LiveStateTests {
         _ = Self.apply(&state, status.topic, status.encoded())
         health = state.healthView(now: Self.t0 + 10_000, staleAfter: 30_000, server: Fixture.server)
         #expect(health.aggregators.first?.state == "offline" && health.gateways.first?.state == "unknown")
-        #expect(LiveState.covers("1-99,101", 101) && !LiveState.covers("1-99,102", 101) && LiveState.covers(nil, 5))
+        #expect(StoreScope(aggregatorStores: "1-99,101").admits(101) && !StoreScope(aggregatorStores: "1-99,102").admits(101) && StoreScope(aggregatorStores: nil).admits(5))
     }
 
     @Test("health: a standby standing by is shown as such and witnesses no gateway; serving, it does")

@@ -18,11 +18,13 @@ extension LiveState {
             for (gateway, count) in status.counters.loss { lost[gateway, default: 0] += count }
             for (gateway, last) in status.counters.offline { silentSince[gateway] = last }
         }
+        // Read once, not once a gateway: a chain has tens of thousands of gateways.
+        let watching = online.map { (scope: StoreScope(aggregatorStores: $0.stores), all: $0.stores == nil) }
         let ids = Set(placed.keys).union(gateways.keys).sorted()
         return ids.map { id in
             let own = gateways[id]?.value
             let place = placed[id] ?? own.flatMap { $0.section }
-            let watched = online.contains { status in place.map { Self.covers(status.stores, $0.store) } ?? (status.stores == nil) }
+            let watched = watching.contains { watcher in place.map { watcher.scope.admits($0.store) } ?? watcher.all }
             let (state, detail) = Self.judge(own: own, silentSince: silentSince[id], watched: watched)
             return HealthView.Gateway(
                 id: id.rawValue, major: place?.store, minor: place?.section, state: state, detail: detail,
@@ -37,10 +39,5 @@ extension LiveState {
         if watched { return ("online", own == nil ? "its batches reach an online aggregator" : "its status, and an online aggregator hears it") }
         if own?.state == .online { return ("online", "its own status (no aggregator online to confirm)") }
         return ("unknown", "no status of its own and no aggregator online")
-    }
-
-    /// Whether an aggregator's `stores` (`1-250,300`; nil: all) includes `store`.
-    static func covers(_ stores: String?, _ store: StoreNumber) -> Bool {
-        StoreScope(aggregatorStores: stores).admits(store)
     }
 }

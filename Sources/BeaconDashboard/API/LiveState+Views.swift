@@ -7,7 +7,7 @@ extension LiveState {
     func storesView(for viewer: Viewer) -> StoresView {
         StoresView(
             stores: knownStores.filter(viewer.scope.admits).map { storeView($0, events: false) }, broker: brokerView,
-            viewer: StoresView.ViewerView(user: viewer.user, stores: viewer.scope.description))
+            viewer: viewer.view)
     }
 
     /// One store with its newest events, or nil when nothing is known of it.

@@ -6,3 +6,5 @@ extension StoresView: ResponseEncodable {}
 extension StoreView: ResponseEncodable {}
 extension DeviceView: ResponseEncodable {}
 extension HealthView: ResponseEncodable {}
+extension ChainView: ResponseEncodable {}
+extension ProblemsView: ResponseEncodable {}

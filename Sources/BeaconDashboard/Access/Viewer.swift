@@ -20,3 +20,8 @@ struct Viewer: Sendable, Equatable {
         }
     }
 }
+
+extension Viewer {
+    /// Who is looking, as the page's header shows it.
+    var view: StoresView.ViewerView { StoresView.ViewerView(user: user, stores: scope.description) }
+}

@@ -22,6 +22,9 @@ final class DashboardStore: Sendable {
     /// The health panel changed since it was last sent.
     private let healthChanged = Atomic<Bool>(false)
     private let staleAfter: Int64
+    /// The last chain snapshot, shared by the pages asking within its lifetime.
+    private let snapshot = Mutex<ChainSnapshot?>(nil)
+    private let snapshotLifetime: Duration
 
     /// An empty store for `settings`.
     init(settings: DashboardSettings, clock: @escaping @Sendable () -> Int64) {
@@ -30,6 +33,7 @@ final class DashboardStore: Sendable {
         broadcaster = UpdateBroadcaster(maxStreams: settings.maxEventStreams)
         let (seconds, attoseconds) = settings.staleAfter.components
         staleAfter = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        snapshotLifetime = settings.chainSnapshotLifetime
         state = Mutex(LiveState(scheme: settings.scheme, limits: settings.limits, now: clock()))
     }
 
@@ -88,14 +92,40 @@ final class DashboardStore: Sendable {
         }
     }
 
+    /// The page of the chain overview `query` asks for, among the stores `viewer` may see.
+    func chain(_ query: ChainQuery, viewer: Viewer) -> ChainView {
+        chainSnapshot().chainView(query, viewer: viewer)
+    }
+
+    /// Page `page` (of `perPage` items) of what is wrong among the stores `viewer` may see.
+    func problems(page: Int, perPage: Int, viewer: Viewer) -> ProblemsView {
+        chainSnapshot().problemsView(page: page, perPage: perPage, viewer: viewer, now: clock())
+    }
+
+    /// The chain judged at most ``snapshotLifetime`` ago, or judged now.
+    private func chainSnapshot() -> ChainSnapshot {
+        if let last = snapshot.withLock({ $0 }), ContinuousClock.now - last.made < snapshotLifetime { return last }
+        let (now, server) = (clock(), serverView)
+        let made = state.withLock { state in
+            let health = state.healthView(now: now, staleAfter: staleAfter, server: server)
+            return ChainSnapshot(health: health, stores: state.judgedStores(health: health), made: .now)
+        }
+        snapshot.withLock { $0 = made }
+        return made
+    }
+
     /// The whole chain's health view now.
     private func health() -> HealthView {
-        let now = clock()
-        let server = HealthView.Server(
+        let (now, server) = (clock(), serverView)
+        return state.withLock { $0.healthView(now: now, staleAfter: staleAfter, server: server) }
+    }
+
+    /// The HTTP listener's and the event streams' figures now.
+    private var serverView: HealthView.Server {
+        HealthView.Server(
             openConnections: listener.openConnections, maxConnections: listener.maxConnections,
             connectionCapReached: listener.capReached, eventStreams: broadcaster.count, maxEventStreams: broadcaster.maxStreams,
             eventStreamsRefused: broadcaster.refused)
-        return state.withLock { $0.healthView(now: now, staleAfter: staleAfter, server: server) }
     }
 
     /// Sends `value` as the event `name` to the pages whose viewer may see `store`.

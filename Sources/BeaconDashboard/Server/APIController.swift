@@ -14,7 +14,9 @@ import HummingbirdAuth
 /// | `GET /api/stores/<major>` | one store with its newest events; 404 for an unknown store |
 /// | `GET /api/devices/<id>` | a device's retained state; 404 when none is held |
 /// | `GET /api/events` | the newest region events of every store, newest first |
+/// | `GET /api/chain` | a page of the chain overview: stores searched, sorted, with their health |
 /// | `GET /api/health` | broker link, aggregators, gateways |
+/// | `GET /api/health/problems` | what is wrong, problems first, a page at a time |
 /// | `GET /api/stream` | server-sent events: `occupancy`, `region`, `layout`, `health`, `broker` |
 struct APIController {
     typealias Context = DashboardRequestContext
@@ -34,6 +36,15 @@ struct APIController {
             return store.read { $0.eventsView(scope) }
         }
         .get("health") { _, context in store.health(for: try context.requireIdentity().scope) }
+        .get("health/problems") { request, context in
+            let viewer = try context.requireIdentity()
+            let (page, perPage) = try ChainQuery.paging(request.uri.queryParameters)
+            return store.problems(page: page, perPage: perPage, viewer: viewer)
+        }
+        .get("chain") { request, context in
+            let viewer = try context.requireIdentity()
+            return store.chain(try ChainQuery.make(request.uri.queryParameters), viewer: viewer)
+        }
         .get("stream") { _, context in
             do {
                 return EventStream(messages: try store.broadcaster.listen(scope: try context.requireIdentity().scope))

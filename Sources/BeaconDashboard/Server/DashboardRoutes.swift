@@ -36,6 +36,7 @@ enum DashboardRoutes {
         router.group().add(middleware: RequireViewerMiddleware(kind: .page))
             .get("/") { _, _ in WebAsset.page }
             .get("stores/:major") { _, _ in WebAsset.page }
+            .get("health") { _, _ in WebAsset.page }
             .get("stores/:major/history") { _, _ in WebAsset.historyPage }
             .get("history") { _, _ in WebAsset.historyPage }
         let api = router.group("api").add(middleware: NoStoreMiddleware()).add(middleware: RequireViewerMiddleware(kind: .api))

@@ -26,6 +26,10 @@ public struct DashboardSettings: Sendable {
     /// An aggregator status older than this is shown as stale: the aggregator refreshes it every
     /// 10 s by default, so 30 s means it is hung or cannot publish.
     public var staleAfter: Duration = .seconds(30)
+    /// How long the pages share one judgement of the chain (the overview and the health list):
+    /// making it holds the state's lock for a pass over every gateway and store, tens of
+    /// milliseconds at 2 000 stores, which many pages asking at once would otherwise repeat.
+    public var chainSnapshotLifetime: Duration = .seconds(1)
     /// How often the health panel is pushed to the open pages when something in it changed.
     public var healthInterval: Duration = .seconds(1)
     /// How often an idle event stream gets a comment, so that proxies keep it open and a page
@@ -43,7 +47,7 @@ public struct DashboardSettings: Sendable {
     public var allowedHosts: Set<String>
     /// The most gateway statuses kept (the layouts' gateways and any other that publishes one);
     /// past it new ones are counted in `/api/health`, not kept.
-    public var maxGateways = 20_000
+    public var maxGateways = 100_000
     /// The most aggregator statuses kept; past it new ones are counted, not kept.
     public var maxAggregators = 1_000
     /// The most event streams (pages) open at once; past it a page is refused (503) and counted.

@@ -4,6 +4,7 @@
 // A module script: its names stay out of the page's global scope.
 const SVG = 'http://www.w3.org/2000/svg';
 const view = {
+  mode: 'chain',       // chain (/: the overview), store (/stores/<major>) or health (/health)
   stores: new Map(),   // major → the store as /api/stores shows it
   only: null,          // the major of /stores/<major>, or null for every store
   events: [],          // newest first
@@ -133,7 +134,7 @@ function renderStores() {
   if (view.missing) {
     root.append(el('div', { class: 'error', id: 'store-error', 'data-status': view.missing.status },
       el('strong', {}, view.missing.title), el('p', {}, view.missing.message), el('a', { href: '/' }, 'All stores')));
-  } else if (view.stores.size === 0) {
+  } else if (view.stores.size === 0 && view.mode === 'store') {
     root.append(el('p', { class: 'muted', id: 'stores-status' },
       'No store yet: waiting for an aggregator to publish its layouts (beaconnet/stores/+/layout) and counts.'));
   }
@@ -169,6 +170,9 @@ async function loadStores() {
 }
 
 function applyOccupancy(update) {
+  if (view.mode === 'health') return;
+  if (view.mode === 'chain') overviewOccupancy(update);
+  if (!plansWanted()) return;
   const store = view.stores.get(update.major);
   if (!store) { if (view.only === null) loadStores(); return; }
   if (update.minor === undefined || update.minor === null) {
@@ -182,6 +186,146 @@ function applyOccupancy(update) {
   }
   const card = byId(`store-${store.major}`);
   if (card) card.replaceWith(storeCard(store));
+}
+
+// ---- the chain overview (/) ----
+
+// A chain this small also gets every store's plan below the overview; a larger one is looked at
+// a page of the overview at a time, each store's plan one click away.
+const MOST_PLANS = 12;
+const overview = { query: { q: '', sort: 'major', page: 1, per_page: 50 }, answer: null, timer: null };
+
+function plansWanted() {
+  return view.mode === 'store' || (view.mode === 'chain' && overview.answer !== null && overview.answer.summary.stores <= MOST_PLANS);
+}
+
+function readOverviewQuery() {
+  const p = new URLSearchParams(location.search);
+  overview.query = { q: p.get('q') || '', sort: p.get('sort') || 'major', page: Number(p.get('page')) || 1, per_page: Number(p.get('per_page')) || 50 };
+  byId('overview-search').value = overview.query.q;
+  byId('overview-sort').value = overview.query.sort;
+  byId('overview-per-page').value = String(overview.query.per_page);
+}
+
+function overviewParameters() {
+  const p = new URLSearchParams();
+  if (overview.query.q) p.set('q', overview.query.q);
+  if (overview.query.sort !== 'major') p.set('sort', overview.query.sort);
+  if (overview.query.page !== 1) p.set('page', String(overview.query.page));
+  if (overview.query.per_page !== 50) p.set('per_page', String(overview.query.per_page));
+  return p.toString();
+}
+
+// Fetched again at most every few seconds while statuses, layouts or (sorted by them) counts change.
+function scheduleOverview(delay = 5000) {
+  if (overview.timer === null) overview.timer = setTimeout(loadOverview, delay);
+}
+
+async function loadOverview() {
+  clearTimeout(overview.timer);
+  overview.timer = null;
+  const parameters = overviewParameters();
+  let answer;
+  try { answer = await getJSON(`/api/chain${parameters ? '?' + parameters : ''}`); } catch (e) { return; }
+  if (!answer.ok) {
+    byId('overview-table').tBodies[0].replaceChildren(el('tr', {}, el('td', { colspan: 6, class: 'state-offline', 'data-status': answer.status }, errorMessage(answer))));
+    return;
+  }
+  const small = plansWanted();
+  overview.answer = answer.body;
+  setBroker(answer.body.broker);
+  showViewer(answer.body.viewer);
+  renderOverview();
+  if (plansWanted() && !small) loadStores();
+  if (!plansWanted()) {
+    view.stores = new Map();
+    byId('stores').replaceChildren();
+  }
+}
+
+function renderOverview() {
+  const answer = overview.answer, s = answer.summary;
+  byId('overview-summary').textContent = `· ${s.stores} store(s), ${s.inside} inside · ${s.problem} with a problem, ${s.warning} with a warning`
+    + (answer.query ? ` · ${answer.matched} match “${answer.query}”` : '');
+  const rows = answer.stores.map((store) => el('tr', { 'data-major': store.major, 'data-health': store.health },
+    el('td', {}, el('a', { href: `/stores/${store.major}`, 'data-role': 'store-link' }, store.name)),
+    el('td', { class: 'num muted' }, store.major),
+    el('td', { class: 'num', 'data-role': 'overview-count', 'data-major': store.major, title: countWords(store.count) }, store.count ?? '–'),
+    el('td', { class: 'num' }, store.sections),
+    el('td', { class: 'num', title: `${store.gateways_offline} of ${store.gateways} gateways offline` }, `${store.gateways_offline}/${store.gateways}`),
+    el('td', { class: `health-${store.health}` }, store.health,
+      store.problems.length ? el('div', { class: 'problems-text' }, store.problems.join('; ')) : null)));
+  if (rows.length === 0) {
+    rows.push(el('tr', {}, el('td', { colspan: 6, class: 'muted' }, answer.query ? `No store matches “${answer.query}”.`
+      : 'No store yet: waiting for an aggregator to publish its layouts (beaconnet/stores/+/layout) and counts.')));
+  }
+  byId('overview-table').tBodies[0].replaceChildren(...rows);
+  pager(byId('overview-pager'), answer.page, answer.pages, (page) => { overview.query.page = page; overviewChanged(); });
+  document.body.dataset.ready = 'true';
+  document.body.dataset.overview = String(answer.stores.length);
+}
+
+function pager(nav, page, pages, go) {
+  const previous = el('button', { type: 'button', 'data-role': 'previous' }, '‹ previous');
+  const next = el('button', { type: 'button', 'data-role': 'next' }, 'next ›');
+  previous.disabled = page <= 1;
+  next.disabled = page >= pages;
+  previous.addEventListener('click', () => go(page - 1));
+  next.addEventListener('click', () => go(page + 1));
+  nav.replaceChildren(previous, el('span', {}, `page ${page} of ${pages}`), next);
+}
+
+function overviewChanged() {
+  const parameters = overviewParameters();
+  history.replaceState(null, '', `/${parameters ? '?' + parameters : ''}`);
+  loadOverview();
+}
+
+// A store's count changed: its row shows it at once; sorted by occupancy, the order follows shortly.
+function overviewOccupancy(update) {
+  if (overview.answer === null) return;
+  if (update.minor === undefined || update.minor === null) {
+    const line = overview.answer.stores.find((store) => store.major === update.major);
+    if (line) {
+      line.count = update.count;
+      const cell = document.querySelector(`[data-role=overview-count][data-major="${update.major}"]`);
+      if (cell) { cell.textContent = update.count; cell.title = countWords(update.count); }
+    }
+  }
+  if (overview.query.sort === 'occupancy') scheduleOverview();
+}
+
+// ---- what is wrong (/health) ----
+
+const problems = { page: 1, timer: null };
+
+function scheduleProblems(delay = 2000) {
+  if (problems.timer === null) problems.timer = setTimeout(loadProblems, delay);
+}
+
+async function loadProblems() {
+  clearTimeout(problems.timer);
+  problems.timer = null;
+  let answer;
+  try { answer = await getJSON(`/api/health/problems?per_page=100&page=${problems.page}`); } catch (e) { return; }
+  const list = byId('problems-list');
+  if (!answer.ok) {
+    list.replaceChildren(el('li', { class: 'state-offline', 'data-status': answer.status }, errorMessage(answer)));
+    return;
+  }
+  const a = answer.body, s = a.summary;
+  setBroker(a.broker);
+  showViewer(a.viewer);
+  byId('problems-summary').textContent = `· ${a.problems} problem(s), ${a.warnings} warning(s) · stores ${s.ok} ok, ${s.warning} warning, ${s.problem} problem`
+    + ` · aggregators ${a.aggregators_online} of ${a.aggregators} online · gateways ${a.gateways_offline} offline, ${a.gateways_unknown} unknown of ${a.gateways}`;
+  const items = a.items.map((item) => el('li', { 'data-severity': item.severity, 'data-kind': item.kind },
+    el('span', { class: `severity severity-${item.severity}` }, item.severity), ' ',
+    item.kind === 'store' && item.stores ? el('a', { href: `/stores/${item.stores}` }, el('strong', {}, item.subject)) : el('strong', {}, item.subject),
+    item.stores && item.kind !== 'store' ? el('span', { class: 'stores' }, ` stores ${item.stores}`) : null, ': ', item.detail));
+  if (items.length === 0) items.push(el('li', { class: 'muted', 'data-severity': 'none' }, 'Nothing is wrong: every store is served and every gateway online.'));
+  list.replaceChildren(...items);
+  pager(byId('problems-pager'), a.page, a.pages, (page) => { problems.page = page; loadProblems(); });
+  document.body.dataset.ready = 'true';
 }
 
 // ---- events ----
@@ -281,10 +425,15 @@ function drawHealth() {
     el('td', { class: 'num' }, age(Math.max(0, health.now - a.status_time))), el('td', { class: 'num' }, a.lag_ms === undefined ? '–' : `${a.lag_ms} ms`),
     el('td', { class: 'num' }, a.lost_batches), el('td', { class: 'num' }, a.offline_gateways)));
   const gatewayList = [...health.gateways.values()].sort((a, b) => a.id.localeCompare(b.id));
-  const gateways = gatewayList.map((g) => el('tr', { title: g.detail },
+  const down = gatewayList.filter((g) => g.state !== 'online').length;
+  // A chain's thousands of gateways are the health page's (/health); the panel lists at most 100, those not online first.
+  const listed = gatewayList.length <= 100 ? gatewayList : gatewayList.filter((g) => g.state !== 'online').slice(0, 100);
+  const gateways = listed.map((g) => el('tr', { title: g.detail },
     el('td', { class: 'mono' }, g.id), el('td', {}, g.major === undefined ? '–' : `${g.major}/${g.minor}`),
     el('td', { class: `state-${g.state}` }, g.state), el('td', { class: 'num' }, g.lost_batches)));
-  const down = gatewayList.filter((g) => g.state !== 'online').length;
+  if (listed.length < gatewayList.length) {
+    gateways.push(el('tr', {}, el('td', { colspan: 4, class: 'muted' }, `${listed.length} of ${gatewayList.length} listed: `, el('a', { href: '/health' }, 'every problem'))));
+  }
   const panel = [
     el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'aggregator'), el('th', {}, 'state'), el('th', { class: 'num', title: 'age of its last status' }, 'age'),
       el('th', { class: 'num' }, 'lag'), el('th', { class: 'num' }, 'lost'), el('th', { class: 'num', title: 'gateways it counts offline' }, 'gw off'))),
@@ -345,7 +494,9 @@ function connect() {
   const stream = new EventSource('/api/stream');
   stream.addEventListener('open', () => {
     view.server = 'up';
-    loadStores();
+    if (view.mode === 'chain') loadOverview();
+    else if (view.mode === 'health') loadProblems();
+    else loadStores();
     loadEvents();
     loadHealth();
   });
@@ -363,9 +514,12 @@ function connect() {
     renderEvents();
     if (view.device === event.dev) lookUp(event.dev);
   }));
-  stream.addEventListener('layout', counted(() => loadStores()));
-  stream.addEventListener('health', counted(applyHealthChanges));
-  stream.addEventListener('health-reload', counted(() => loadHealth()));
+  stream.addEventListener('layout', counted(() => {
+    if (view.mode === 'chain') scheduleOverview(1000);
+    if (plansWanted()) loadStores();
+  }));
+  stream.addEventListener('health', counted((changes) => { applyHealthChanges(changes); healthMoved(); }));
+  stream.addEventListener('health-reload', counted(() => { loadHealth(); healthMoved(); }));
   stream.addEventListener('broker', counted(setBroker));
 }
 
@@ -374,6 +528,30 @@ byId('lookup').addEventListener('submit', (e) => {
   const id = byId('device-id').value.trim();
   if (id) lookUp(id);
 });
+// Statuses changed: the overview's health column and the health page follow.
+function healthMoved() {
+  if (view.mode === 'chain') scheduleOverview();
+  if (view.mode === 'health') scheduleProblems();
+}
+
 const route = location.pathname.match(/^\/stores\/([^/]+)\/?$/);
-if (route) view.only = decodeURIComponent(route[1]);
+if (route) {
+  view.mode = 'store';
+  view.only = decodeURIComponent(route[1]);
+} else if (location.pathname === '/health') {
+  view.mode = 'health';
+  byId('problems').hidden = false;
+  byId('stores').hidden = true;
+} else {
+  byId('overview').hidden = false;
+  byId('stores').replaceChildren();
+  readOverviewQuery();
+  // What the form says, from its first page: the search box as it reads now, whichever field changed.
+  const fromForm = () => {
+    overview.query = { q: byId('overview-search').value.trim(), sort: byId('overview-sort').value, page: 1, per_page: Number(byId('overview-per-page').value) };
+    overviewChanged();
+  };
+  byId('overview-form').addEventListener('submit', (e) => { e.preventDefault(); fromForm(); });
+  for (const id of ['overview-search', 'overview-sort', 'overview-per-page']) byId(id).addEventListener('change', fromForm);
+}
 connect();
