@@ -224,7 +224,7 @@ let package = Package(
             name: "beacon-bench",
             dependencies: [
                 "BeaconCore", "BeaconWire", "CJSONC", "BeaconEdge", "BeaconEngine", "BeaconAggregator", "BeaconSim", "BeaconMQTT", "BrokerHarness",
-                "BeaconAllocator", "BeaconHistory",
+                "BeaconAllocator", "BeaconHistory", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -16,5 +16,5 @@ struct BeaconBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-bench",
         abstract: "Measure BeaconNet's hot paths against baselines (run with -c release).",
-        subcommands: [WireBenchmark.self, EdgeBenchmark.self, AggregatorBenchmark.self, HistoryBenchmark.self, HubBenchmark.self])
+        subcommands: [WireBenchmark.self, EdgeBenchmark.self, AggregatorBenchmark.self, HistoryBenchmark.self, HubBenchmark.self, DashboardBenchmark.self, ChainBenchmark.self])
 }

@@ -33,10 +33,15 @@ public struct HTTPProbe: Sendable {
     /// Headers sent with every request besides `Host` and `Connection` (a session `Cookie`).
     public let headers: [String: String]
 
+    /// How long a read waits before it looks again when nothing has come: what a timing taken
+    /// through the probe cannot see below.
+    public let pollInterval: Duration
+
     /// A probe of `127.0.0.1:port`, sending `headers` with every request.
-    public init(port: Int, headers: [String: String] = [:]) {
+    public init(port: Int, headers: [String: String] = [:], pollInterval: Duration = .milliseconds(10)) {
         self.port = port
         self.headers = headers
+        self.pollInterval = pollInterval
     }
 
     /// `GET path`, read to the end (the request asks the server to close).
@@ -105,7 +110,7 @@ public struct HTTPProbe: Sendable {
             guard ContinuousClock.now < deadline else {
                 throw Failure(description: "\(method) \(path): no complete answer within \(timeout); read \(received.count) bytes")
             }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: pollInterval)
         }
     }
 

@@ -167,10 +167,7 @@ struct HubBenchmark: AsyncParsableCommand {
     static func perDevice(_ kib: Int, _ devices: Int) -> String { String(format: "%.0f", Double(kib) * 1024 / Double(devices)) }
 }
 
-/// The resident memory of `broker`'s process, KiB (its /proc status); 0 when unreadable.
+/// The resident memory of `broker`'s process, KiB; 0 when unreadable.
 func residentKiB(of broker: Broker) -> Int {
-    guard let pid = broker.processID,
-          let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    broker.processID.map { residentKiB(pid: $0) } ?? 0
 }

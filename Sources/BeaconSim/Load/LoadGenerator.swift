@@ -17,15 +17,21 @@ public struct LoadGenerator: Sendable {
     let heardBy: [[(device: Int, level: Int)]]
     let linkCount: Int
     let advertsPerSecond: Double
+    /// What one batch covers, ms: an edge's batch interval.
+    let window: Int64
     var random: SeededRandom
     var seq: [UInt64]
     var carry: Double = 0
     /// Start of the next window, Unix ms.
     public private(set) var now: Int64
 
-    /// `advertsPerSecond` may be fractional (0.5: every other second on average).
-    public init(chain: Chain, devices: Int, linksPerDevice: Int = 4, advertsPerSecond: Double = 1, start: Int64, seed: UInt64 = 42) throws {
+    /// `advertsPerSecond` may be fractional (0.5: every other second on average); each gateway
+    /// sends a batch every `windowSeconds` (an edge's batch interval).
+    public init(
+        chain: Chain, devices: Int, linksPerDevice: Int = 4, advertsPerSecond: Double = 1, windowSeconds: Int = 1, start: Int64, seed: UInt64 = 42
+    ) throws {
         self.chain = chain
+        window = Int64(max(1, windowSeconds)) * 1000
         var random = SeededRandom(seed: seed)
         ids = try (0..<devices).map { try DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-\(1000 + $0 / 65536)-\($0 % 65536)") }
         var heardBy: [[(device: Int, level: Int)]] = Array(repeating: [], count: chain.gateways.count)
@@ -46,11 +52,11 @@ public struct LoadGenerator: Sendable {
         now = start
     }
 
-    /// One second of traffic: every gateway's batch (heartbeats included).
+    /// One window of traffic (a second unless told otherwise): every gateway's batch (heartbeats included).
     public mutating func nextWindow() -> [SimulatedBatch] {
         let windowStart = now
-        // Whole adverts this second; the fraction carries over, so the average rate is exact.
-        carry += advertsPerSecond
+        // Whole adverts this window; the fraction carries over, so the average rate is exact.
+        carry += advertsPerSecond * Double(window) / 1000
         let adverts = Int(carry)
         carry -= Double(adverts)
         var batches: [SimulatedBatch] = []
@@ -60,17 +66,17 @@ public struct LoadGenerator: Sendable {
             list.reserveCapacity(heardBy[g].count * adverts)
             for a in 0..<adverts {
                 for (d, level) in heardBy[g] {
-                    let t = windowStart + Int64(a * 1000 / max(adverts, 1)) + Int64(d % 97)
+                    let t = windowStart + Int64(a) * window / Int64(max(adverts, 1)) + Int64(d % 97)
                     list.append(Observation(device: ids[d], time: t, rssi: level + Int(random.next() % 9) - 4, measuredPower: -59))
                 }
             }
             list.sort { $0.time < $1.time }
             let gateway = chain.gateways[g]
             batches.append(SimulatedBatch(gateway: gateway.id, store: chain.stores[gateway.store].major, seq: seq[g],
-                                          sent: windowStart + 1000, sightings: list))
+                                          sent: windowStart + window, sightings: list))
             seq[g] += 1
         }
-        now += 1000
+        now += window
         return batches
     }
 }
