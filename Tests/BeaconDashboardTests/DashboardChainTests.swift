@@ -69,6 +69,9 @@ struct DashboardChainTests {
 
             let ranges = try await router.get("/api/chain?q=110-112,125", as: ChainView.self).value
             #expect(ranges.stores.map(\.major) == [110, 111, 112, 125] && ranges.matched == 4 && ranges.query == "110-112,125")
+            for typed in ["110%20-%20112,%20125", "110-112%20125"] {
+                #expect(try await router.get("/api/chain?q=\(typed)", as: ChainView.self).value.stores.map(\.major) == [110, 111, 112, 125], "\(typed)")
+            }
             let words = try await router.get("/api/chain?q=ecully%20grand", as: ChainView.self).value
             #expect(words.stores.map(\.major) == [107], "case and accents aside, every word")
             let paged = try await router.get("/api/chain?per_page=12&page=3", as: ChainView.self).value
@@ -90,6 +93,10 @@ struct DashboardChainTests {
             }
             let (response, body) = try await router.get("/api/health/problems?per_page=x", as: RouterClient.ErrorBody.self)
             #expect(response.status == .badRequest && body.error.message.hasPrefix("per_page x is not"))
+            let (health, reason) = try await router.get("/api/health?gateways=some", as: RouterClient.ErrorBody.self)
+            #expect(health.status == .badRequest && reason.error.message == "gateways some is not all or not-online")
+            let notOnline = try await router.get("/api/health?gateways=not-online", as: HealthView.self).value.gateways
+            #expect(notOnline.map(\.id) == ["gw-103-2"] + (116...130).flatMap { ["gw-\($0)-1", "gw-\($0)-2"] }, "the Last Will and the unknown")
         }
     }
 
@@ -128,13 +135,19 @@ struct DashboardChainTests {
     @Test("a login limited to some stores sees only theirs, and only their problems")
     func scope() throws {
         var state = LiveState(scheme: .standard, limits: .init(devices: 10, events: 10, gateways: 1000, aggregators: 10), now: 0)
-        for message in Self.chain { _ = state.apply(topic: message.topic, payload: message.payload, at: Fixture.t0) }
+        // Besides the chain's two, an offline aggregator owning stores in and out of the login's.
+        for message in Self.chain + [Self.aggregator("agg-wide", stores: "101-130", state: .offline)] {
+            _ = state.apply(topic: message.topic, payload: message.payload, at: Fixture.t0)
+        }
         let viewer = Viewer(login: .user("lyon"), scope: .stores([101...105]))
         let health = state.healthView(now: Fixture.t0, staleAfter: 30_000, server: Fixture.server)
         let snapshot = ChainSnapshot(health: health, stores: state.judgedStores(health: health), made: .now)
         let view = snapshot.chainView(ChainQuery(), viewer: viewer)
         #expect(view.stores.map(\.major) == Array(101...105) && view.summary.stores == 5 && view.viewer.stores == "101-105")
         let problems = snapshot.problemsView(page: 1, perPage: 50, viewer: viewer, now: Fixture.t0)
-        #expect(problems.items.map(\.kind) == ["broker", "store"] && problems.items[1].stores == "103" && problems.aggregators == 1)
+        #expect(problems.items.map { "\($0.kind) \($0.subject) \($0.stores ?? "")" } == [
+            "broker the dashboard's broker link ", "aggregator agg-wide 101-130", "store 103 Store 103 103",
+        ], "agg-wide is seen (it owns some of the login's stores); agg-b, owning none of them, is not")
+        #expect(problems.aggregators == 2 && problems.summary.stores == 5)
     }
 }

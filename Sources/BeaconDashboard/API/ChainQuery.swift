@@ -27,6 +27,14 @@ struct ChainQuery: Sendable, Equatable {
     var sort: Sort = .major
     /// Whether `sort`'s own order is turned round.
     var reversed = false
+    /// The search as store numbers and ranges, as a person types them (`101, 103 - 110`, `101 102`);
+    /// nil when it is words.
+    var storeList: StoreScope? {
+        guard let search, search.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "," || $0 == "-" || $0 == " ") }) else { return nil }
+        let tight = search.replacingOccurrences(of: #"\s*([,-])\s*"#, with: "$1", options: .regularExpression)
+        return StoreScope(parsing: tight.split(separator: " ").joined(separator: ","))
+    }
+
     /// 1 is the first page.
     var page = 1
     var perPage = 50
@@ -72,7 +80,7 @@ struct ChainQuery: Sendable, Equatable {
     /// list and ranges (`101,103-110`), or every word of the search within its name or number.
     func matches(major: StoreNumber, name: String) -> Bool {
         guard let search else { return true }
-        if search.first?.isNumber == true, search != "all", let stores = StoreScope(parsing: search) { return stores.admits(major) }
+        if let stores = storeList { return stores.admits(major) }
         let words = search.split(whereSeparator: \.isWhitespace)
         let number = String(major)
         return words.allSatisfy { word in

@@ -104,14 +104,18 @@ final class DashboardStore: Sendable {
 
     /// The chain judged at most ``snapshotLifetime`` ago, or judged now.
     private func chainSnapshot() -> ChainSnapshot {
-        if let last = snapshot.withLock({ $0 }), ContinuousClock.now - last.made < snapshotLifetime { return last }
-        let (now, server) = (clock(), serverView)
-        let made = state.withLock { state in
-            let health = state.healthView(now: now, staleAfter: staleAfter, server: server)
-            return ChainSnapshot(health: health, stores: state.judgedStores(health: health), made: .now)
+        // One judgement at a time: pages asking while it is made wait for it rather than each
+        // making their own under the state's lock (always taken after this one).
+        snapshot.withLock { last in
+            if let last, ContinuousClock.now - last.made < snapshotLifetime { return last }
+            let (now, server) = (clock(), serverView)
+            let made = state.withLock { state in
+                let health = state.healthView(now: now, staleAfter: staleAfter, server: server)
+                return ChainSnapshot(health: health, stores: state.judgedStores(health: health), made: .now)
+            }
+            last = made
+            return made
         }
-        snapshot.withLock { $0 = made }
-        return made
     }
 
     /// The whole chain's health view now.

@@ -15,7 +15,7 @@ import HummingbirdAuth
 /// | `GET /api/devices/<id>` | a device's retained state; 404 when none is held |
 /// | `GET /api/events` | the newest region events of every store, newest first |
 /// | `GET /api/chain` | a page of the chain overview: stores searched, sorted, with their health |
-/// | `GET /api/health` | broker link, aggregators, gateways |
+/// | `GET /api/health` | broker link, aggregators, gateways (`?gateways=not-online`: only those) |
 /// | `GET /api/health/problems` | what is wrong, problems first, a page at a time |
 /// | `GET /api/stream` | server-sent events: `occupancy`, `region`, `layout`, `health`, `broker` |
 struct APIController {
@@ -35,7 +35,16 @@ struct APIController {
             let scope = try context.requireIdentity().scope
             return store.read { $0.eventsView(scope) }
         }
-        .get("health") { _, context in store.health(for: try context.requireIdentity().scope) }
+        .get("health") { request, context in
+            var view = store.health(for: try context.requireIdentity().scope)
+            switch request.uri.queryParameters.get("gateways") {
+            case nil, "all": break
+            // A chain's tens of thousands of gateways: the page's side panel asks for those not online.
+            case "not-online": view.gateways.removeAll { $0.state == "online" }
+            case let other?: throw HTTPError(.badRequest, message: "gateways \(other) is not all or not-online")
+            }
+            return view
+        }
         .get("health/problems") { request, context in
             let viewer = try context.requireIdentity()
             let (page, perPage) = try ChainQuery.paging(request.uri.queryParameters)

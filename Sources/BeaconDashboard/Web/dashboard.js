@@ -143,7 +143,17 @@ function renderStores() {
   document.body.dataset.stores = String(view.stores.size);
 }
 
+// One /api/stores at a time; calls meanwhile make one more when it is done.
+const storesLoad = { running: false, again: false };
+
 async function loadStores() {
+  if (storesLoad.running) { storesLoad.again = true; return; }
+  storesLoad.running = true;
+  try { await fetchStores(); } finally { storesLoad.running = false; }
+  if (storesLoad.again) { storesLoad.again = false; loadStores(); }
+}
+
+async function fetchStores() {
   try {
     if (view.only !== null) {
       const answer = await getJSON(`/api/stores/${encodeURIComponent(view.only)}`);
@@ -166,7 +176,8 @@ async function loadStores() {
     showBanner();
     return;
   }
-  renderStores();
+  // The chain may have grown past the plans' limit while this was on its way.
+  if (plansWanted()) renderStores();
 }
 
 function applyOccupancy(update) {
@@ -174,7 +185,8 @@ function applyOccupancy(update) {
   if (view.mode === 'chain') overviewOccupancy(update);
   if (!plansWanted()) return;
   const store = view.stores.get(update.major);
-  if (!store) { if (view.only === null) loadStores(); return; }
+  // A store not drawn yet: the overview learns of it first, and brings the plans when they are wanted.
+  if (!store) { if (view.mode === 'chain') scheduleOverview(1000); return; }
   if (update.minor === undefined || update.minor === null) {
     store.count = update.count;
     store.count_time = update.t;
@@ -193,15 +205,23 @@ function applyOccupancy(update) {
 // A chain this small also gets every store's plan below the overview; a larger one is looked at
 // a page of the overview at a time, each store's plan one click away.
 const MOST_PLANS = 12;
-const overview = { query: { q: '', sort: 'major', page: 1, per_page: 50 }, answer: null, timer: null };
+const overview = { query: { q: '', sort: 'major', page: 1, per_page: 50 }, answer: null, timer: null, asked: 0 };
 
 function plansWanted() {
   return view.mode === 'store' || (view.mode === 'chain' && overview.answer !== null && overview.answer.summary.stores <= MOST_PLANS);
 }
 
+// The address's search, sort and page; what the form does not offer is left at its default.
 function readOverviewQuery() {
   const p = new URLSearchParams(location.search);
-  overview.query = { q: p.get('q') || '', sort: p.get('sort') || 'major', page: Number(p.get('page')) || 1, per_page: Number(p.get('per_page')) || 50 };
+  const offered = (id, value) => [...byId(id).options].some((o) => o.value === value);
+  const page = Number(p.get('page'));
+  overview.query = {
+    q: p.get('q') || '',
+    sort: offered('overview-sort', p.get('sort')) ? p.get('sort') : 'major',
+    page: Number.isInteger(page) && page >= 1 && page <= 65535 ? page : 1,
+    per_page: offered('overview-per-page', p.get('per_page')) ? Number(p.get('per_page')) : 50,
+  };
   byId('overview-search').value = overview.query.q;
   byId('overview-sort').value = overview.query.sort;
   byId('overview-per-page').value = String(overview.query.per_page);
@@ -225,19 +245,26 @@ async function loadOverview() {
   clearTimeout(overview.timer);
   overview.timer = null;
   const parameters = overviewParameters();
+  const asked = ++overview.asked;
   let answer;
   try { answer = await getJSON(`/api/chain${parameters ? '?' + parameters : ''}`); } catch (e) { return; }
+  // An answer to an older question (a timer's, before the form changed) is not shown.
+  if (asked !== overview.asked) return;
   if (!answer.ok) {
     byId('overview-table').tBodies[0].replaceChildren(el('tr', {}, el('td', { colspan: 6, class: 'state-offline', 'data-status': answer.status }, errorMessage(answer))));
     return;
   }
-  const small = plansWanted();
   overview.answer = answer.body;
   setBroker(answer.body.broker);
   showViewer(answer.body.viewer);
+  if (answer.body.stores.length === 0 && answer.body.matched > 0 && overview.query.page > answer.body.pages) {
+    overview.query.page = answer.body.pages;
+    overviewChanged();
+    return;
+  }
   renderOverview();
-  if (plansWanted() && !small) loadStores();
-  if (!plansWanted()) {
+  if (plansWanted()) loadStores();
+  else {
     view.stores = new Map();
     byId('stores').replaceChildren();
   }
@@ -322,6 +349,11 @@ async function loadProblems() {
     el('span', { class: `severity severity-${item.severity}` }, item.severity), ' ',
     item.kind === 'store' && item.stores ? el('a', { href: `/stores/${item.stores}` }, el('strong', {}, item.subject)) : el('strong', {}, item.subject),
     item.stores && item.kind !== 'store' ? el('span', { class: 'stores' }, ` stores ${item.stores}`) : null, ': ', item.detail));
+  if (items.length === 0 && a.problems + a.warnings > 0) {
+    problems.page = a.pages;
+    loadProblems();
+    return;
+  }
   if (items.length === 0) items.push(el('li', { class: 'muted', 'data-severity': 'none' }, 'Nothing is wrong: every store is served and every gateway online.'));
   list.replaceChildren(...items);
   pager(byId('problems-pager'), a.page, a.pages, (page) => { problems.page = page; loadProblems(); });
@@ -408,7 +440,8 @@ function renderHealth(full) {
 
 function applyHealthChanges(changes) {
   for (const a of changes.aggregators) health.aggregators.set(a.id, a);
-  for (const g of changes.gateways) health.gateways.set(g.id, g);
+  // The panel holds the gateways not online (a chain has tens of thousands): one back online leaves it.
+  for (const g of changes.gateways) { if (g.state === 'online') health.gateways.delete(g.id); else health.gateways.set(g.id, g); }
   for (const id of changes.removed_aggregators) health.aggregators.delete(id);
   for (const id of changes.removed_gateways) health.gateways.delete(id);
   health.now = changes.now;
@@ -425,9 +458,8 @@ function drawHealth() {
     el('td', { class: 'num' }, age(Math.max(0, health.now - a.status_time))), el('td', { class: 'num' }, a.lag_ms === undefined ? '–' : `${a.lag_ms} ms`),
     el('td', { class: 'num' }, a.lost_batches), el('td', { class: 'num' }, a.offline_gateways)));
   const gatewayList = [...health.gateways.values()].sort((a, b) => a.id.localeCompare(b.id));
-  const down = gatewayList.filter((g) => g.state !== 'online').length;
-  // A chain's thousands of gateways are the health page's (/health); the panel lists at most 100, those not online first.
-  const listed = gatewayList.length <= 100 ? gatewayList : gatewayList.filter((g) => g.state !== 'online').slice(0, 100);
+  const down = gatewayList.length;
+  const listed = gatewayList.slice(0, 100);
   const gateways = listed.map((g) => el('tr', { title: g.detail },
     el('td', { class: 'mono' }, g.id), el('td', {}, g.major === undefined ? '–' : `${g.major}/${g.minor}`),
     el('td', { class: `state-${g.state}` }, g.state), el('td', { class: 'num' }, g.lost_batches)));
@@ -438,7 +470,7 @@ function drawHealth() {
     el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'aggregator'), el('th', {}, 'state'), el('th', { class: 'num', title: 'age of its last status' }, 'age'),
       el('th', { class: 'num' }, 'lag'), el('th', { class: 'num' }, 'lost'), el('th', { class: 'num', title: 'gateways it counts offline' }, 'gw off'))),
     el('tbody', {}, ...(aggregators.length ? aggregators : [el('tr', {}, el('td', { colspan: 6, class: 'muted' }, 'No aggregator status yet.'))]))),
-    el('details', {}, el('summary', {}, `${gatewayList.length} gateways, ${down} not online`),
+    el('details', {}, el('summary', {}, down === 0 ? 'every gateway online' : `${down} gateway(s) not online`),
       el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'gateway'), el('th', {}, 'section'), el('th', {}, 'state'),
         el('th', { class: 'num' }, 'lost'))), el('tbody', {}, ...gateways))),
   ];
@@ -449,7 +481,7 @@ function drawHealth() {
 }
 
 async function loadHealth() {
-  try { renderHealth((await getJSON('/api/health')).body); } catch (e) { /* the stream's error shows the banner */ }
+  try { renderHealth((await getJSON('/api/health?gateways=not-online')).body); } catch (e) { /* the stream's error shows the banner */ }
 }
 
 function showViewer(viewer) {
@@ -516,7 +548,7 @@ function connect() {
   }));
   stream.addEventListener('layout', counted(() => {
     if (view.mode === 'chain') scheduleOverview(1000);
-    if (plansWanted()) loadStores();
+    else if (view.mode === 'store') loadStores();
   }));
   stream.addEventListener('health', counted((changes) => { applyHealthChanges(changes); healthMoved(); }));
   stream.addEventListener('health-reload', counted(() => { loadHealth(); healthMoved(); }));
