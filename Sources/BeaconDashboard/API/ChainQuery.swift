@@ -27,14 +27,6 @@ struct ChainQuery: Sendable, Equatable {
     var sort: Sort = .major
     /// Whether `sort`'s own order is turned round.
     var reversed = false
-    /// The search as store numbers and ranges, as a person types them (`101, 103 - 110`, `101 102`);
-    /// nil when it is words.
-    var storeList: StoreScope? {
-        guard let search, search.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "," || $0 == "-" || $0 == " ") }) else { return nil }
-        let tight = search.replacingOccurrences(of: #"\s*([,-])\s*"#, with: "$1", options: .regularExpression)
-        return StoreScope(parsing: tight.split(separator: " ").joined(separator: ","))
-    }
-
     /// 1 is the first page.
     var page = 1
     var perPage = 50
@@ -76,15 +68,19 @@ struct ChainQuery: Sendable, Equatable {
         return number
     }
 
-    /// Whether the store `major` named `name` is one the search asks for: its number within a
-    /// list and ranges (`101,103-110`), or every word of the search within its name or number.
-    func matches(major: StoreNumber, name: String) -> Bool {
-        guard let search else { return true }
-        if let stores = storeList { return stores.admits(major) }
+    /// Whether a store (its number, its name) is one the search asks for: its number within a
+    /// list and ranges as a person types them (`101, 103 - 110`, `101 102`), or every word of the
+    /// search within its name or starting its number. The search is read once, not once a store.
+    func matcher() -> (StoreNumber, String) -> Bool {
+        guard let search else { return { _, _ in true } }
+        if search.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "," || $0 == "-" || $0 == " ") }) {
+            let tight = search.replacingOccurrences(of: #"\s*([,-])\s*"#, with: "$1", options: .regularExpression)
+            if let stores = StoreScope(parsing: tight.split(separator: " ").joined(separator: ",")) { return { major, _ in stores.admits(major) } }
+        }
         let words = search.split(whereSeparator: \.isWhitespace)
-        let number = String(major)
-        return words.allSatisfy { word in
-            name.range(of: word, options: [.caseInsensitive, .diacriticInsensitive]) != nil || number.hasPrefix(word)
+        return { major, name in
+            let number = String(major)
+            return words.allSatisfy { name.range(of: $0, options: [.caseInsensitive, .diacriticInsensitive]) != nil || number.hasPrefix($0) }
         }
     }
 }

@@ -27,7 +27,8 @@ struct ChainSnapshot: Sendable {
     /// The page of the overview `query` asks for, among the stores `viewer` may see.
     func chainView(_ query: ChainQuery, viewer: Viewer) -> ChainView {
         let judged = stores(visibleTo: viewer.scope)
-        var matched = judged.filter { query.matches(major: $0.line.major, name: $0.line.name) }
+        let matches = query.matcher()
+        var matched = judged.filter { matches($0.line.major, $0.line.name) }
         switch query.sort {
         case .major:
             break
@@ -44,11 +45,10 @@ struct ChainSnapshot: Sendable {
             }
         }
         if query.reversed { matched.reverse() }
-        let start = min((query.page - 1) * query.perPage, matched.count)
+        let shown = Self.page(matched, query.page, query.perPage)
         return ChainView(
-            summary: Self.summary(judged), matched: matched.count, page: query.page, perPage: query.perPage,
-            pages: max(1, (matched.count + query.perPage - 1) / query.perPage), sort: query.sort.rawValue,
-            reversed: query.reversed, query: query.search, stores: matched[start..<min(start + query.perPage, matched.count)].map(\.line),
+            summary: Self.summary(judged), matched: matched.count, page: query.page, perPage: query.perPage, pages: shown.pages,
+            sort: query.sort.rawValue, reversed: query.reversed, query: query.search, stores: shown.items.map(\.line),
             broker: health.broker, viewer: viewer.view)
     }
 
@@ -57,14 +57,19 @@ struct ChainSnapshot: Sendable {
         let visible = health.visible(to: viewer.scope)
         let judged = stores(visibleTo: viewer.scope)
         let items = visible.problems(stores: judged)
-        let start = min((page - 1) * perPage, items.count)
+        let shown = Self.page(items, page, perPage)
         return ProblemsView(
             now: now, summary: Self.summary(judged), aggregators: visible.aggregators.count,
             aggregatorsOnline: visible.aggregators.count { $0.state == "online" }, gateways: visible.gateways.count,
             gatewaysOffline: visible.gateways.count { $0.state == "offline" }, gatewaysUnknown: visible.gateways.count { $0.state == "unknown" },
             problems: items.count { $0.severity == "problem" }, warnings: items.count { $0.severity == "warning" },
-            page: page, perPage: perPage, pages: max(1, (items.count + perPage - 1) / perPage),
-            items: Array(items[start..<min(start + perPage, items.count)]), broker: visible.broker, viewer: viewer.view)
+            page: page, perPage: perPage, pages: shown.pages, items: shown.items, broker: visible.broker, viewer: viewer.view)
+    }
+
+    /// Page `page` of `items`, `perPage` a page (none past the last), and the pages they make (at least 1).
+    private static func page<Item>(_ items: [Item], _ page: Int, _ perPage: Int) -> (items: [Item], pages: Int) {
+        let start = min((page - 1) * perPage, items.count)
+        return (Array(items[start..<min(start + perPage, items.count)]), max(1, (items.count + perPage - 1) / perPage))
     }
 
     /// The counts over `judged`.

@@ -45,7 +45,7 @@ extension HealthView {
         }
         let unserved = stores.filter(\.health.unserved).map(\.line.major)
         if !unserved.isEmpty {
-            add(.problem, "stores", unserved.count == 1 ? "1 store" : "\(unserved.count) stores", stores: Self.ranges(unserved),
+            add(.problem, "stores", unserved.count == 1 ? "1 store" : "\(unserved.count) stores", stores: StoreScope(stores: unserved).description,
                 "no aggregator online serves them: no enter or exit is decided there, and their counts are the last known")
         }
         for store in stores where !store.health.offline.isEmpty {
@@ -72,16 +72,4 @@ extension HealthView {
         return items.filter { $0.severity == "problem" } + items.filter { $0.severity != "problem" }
     }
 
-    /// `stores` (sorted) as a list and ranges, `101,103-110`.
-    static func ranges(_ stores: [StoreNumber]) -> String {
-        var runs: [ClosedRange<StoreNumber>] = []
-        for store in stores {
-            if let last = runs.last, Int(store) == Int(last.upperBound) + 1 {
-                runs[runs.count - 1] = last.lowerBound...store
-            } else {
-                runs.append(store...store)
-            }
-        }
-        return StoreScope.stores(runs).description
-    }
 }

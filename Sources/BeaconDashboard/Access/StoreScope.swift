@@ -31,6 +31,11 @@ public enum StoreScope: Sendable, Hashable, CustomStringConvertible {
         self = aggregatorStores.flatMap { StoreScope(parsing: $0) } ?? .chain
     }
 
+    /// Just `stores`, as merged ranges (`101,103-110` for 101, 103, 104, …, 110).
+    init(stores: some Sequence<StoreNumber>) {
+        self = .stores(Self.merged(stores.map { $0...$0 }))
+    }
+
     /// Whether `store` is in the scope.
     public func admits(_ store: StoreNumber) -> Bool {
         switch self {
