@@ -62,6 +62,9 @@ extension Calibration {
                 }
             }
             issues += Self.outsideIssues(store, at: path)
+            if let change = store.walkingChange, !(change.isFinite && Self.walkingChangeRange.contains(change)) {
+                issue("\(path).walking_change_db2_per_s", "\(change) dB²/s is not 0.01…1000: calibrate the store again")
+            }
         }
         return issues
     }
@@ -123,9 +126,10 @@ extension Calibration.Store {
         let major = o.required("major", as: Int.self)
         let fingerprints = o.required("fingerprints", expecting: "an array")?.array { $0.object { Calibration.Fingerprint(reading: &$0) } }
         let outside = o.member("outside")?.array { $0.object { Calibration.OutsideFingerprint(reading: &$0) } }
+        let walkingChange = o.optional("walking_change_db2_per_s", as: Double.self)
         o.comment()
         guard let major, let fingerprints else { return nil }
-        self.init(major: major, fingerprints: fingerprints, outside: outside)
+        self.init(major: major, fingerprints: fingerprints, outside: outside, walkingChange: walkingChange)
     }
 }
 

@@ -12,6 +12,7 @@ extension Calibration {
         for (i, store) in stores.enumerated() {
             lines.append("    {")
             lines.append("      \"major\": \(store.major),")
+            if let change = store.walkingChange { lines.append("      \"walking_change_db2_per_s\": \(change),") }
             lines.append("      \"fingerprints\": [")
             for (j, f) in store.fingerprints.enumerated() {
                 var fields = [

@@ -39,16 +39,22 @@ public struct Calibration: Codable, Sendable, Equatable {
         /// `fingerprint` rule then decides when a device has left the store. Without it the
         /// store's exits are the silence rule's and the street test's alone.
         public var outside: [OutsideFingerprint]?
+        /// `walking_change_db2_per_s` (optional): how fast a walking device's filtered levels change
+        /// in the store — the mean squared change of a link's level per second while the tag walked,
+        /// dB²/s (0.01…1000). The `fingerprint` rule tells a device that stands from one that walks
+        /// by it and counts a standing device's evidence less; without it every second counts in full.
+        public var walkingChange: Double?
 
         /// A store's fingerprints.
-        public init(major: Int, fingerprints: [Fingerprint], outside: [OutsideFingerprint]? = nil) {
+        public init(major: Int, fingerprints: [Fingerprint], outside: [OutsideFingerprint]? = nil, walkingChange: Double? = nil) {
             self.major = major
             self.fingerprints = fingerprints
             self.outside = outside
+            self.walkingChange = walkingChange
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case major, fingerprints, outside
+            case major, fingerprints, outside, walkingChange = "walking_change_db2_per_s"
         }
     }
 
@@ -93,6 +99,8 @@ public struct Calibration: Codable, Sendable, Equatable {
     public static let maximumSD = 30.0
     /// The range of `heard`: a gateway is never certain to hear, or to miss, a device.
     public static let heardRange: ClosedRange<Double> = 0.02...0.98
+    /// The range of `walking_change_db2_per_s`.
+    public static let walkingChangeRange: ClosedRange<Double> = 0.01...1000
     /// The range of `mean_dbm`: what a receiver can report.
     public static let meanRange: ClosedRange<Double> = -127...20
 }

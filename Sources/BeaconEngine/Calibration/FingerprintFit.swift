@@ -1,9 +1,11 @@
 /// Learns a store's fingerprints from samples of a walk: at each sample, the true section and
 /// what each of the store's gateways made of the device then (its filtered level, or not
 /// fresh). Per (gateway, section): the mean and standard deviation of the levels heard, and the
-/// share of samples in which the gateway heard the device at all. Samples taken while the walk
-/// was outside every store and some gateway of the store still heard it teach the store's
-/// outside fingerprints the same way, one per gateway, given ``minimumOutside`` of them.
+/// share of samples in which the gateway heard the device at all. From the levels' changes over
+/// the walk's steps, how fast a walking device's levels change in the store
+/// (``add(levelChangeIn:from:to:over:)``). Samples taken while the walk was outside every store
+/// and some gateway of the store still heard it teach the store's outside fingerprints the same
+/// way, one per gateway, given ``minimumOutside`` of them.
 ///
 /// Sparse pairs get wide defaults rather than a guess: with fewer than ``minimumHeard`` levels,
 /// the mean is the store's 10th percentile of every level heard and the deviation
@@ -27,6 +29,8 @@ public struct FingerprintFit: Sendable {
         var outsideHeard: [Int]
         var outsideSum: [Double]
         var outsideSumOfSquares: [Double]
+        /// The walk's level changes inside the store.
+        var changes = LevelChanges()
 
         init(gateways: Int, sections: Int) {
             self.sections = sections
@@ -47,6 +51,21 @@ public struct FingerprintFit: Sendable {
     /// Fewer samples outside than this (10 s) and the store gets no outside fingerprint: a picture
     /// of outside from a moment at the door would take shoppers near it out of the store.
     public static let minimumOutside = 20
+
+    /// The changes of links heard at both ends of a step of the walk: their squares summed, their
+    /// seconds summed, how many.
+    struct LevelChanges: Sendable {
+        var squares = 0.0
+        var seconds = 0.0
+        var count = 0
+
+        /// The mean squared change per second, dB²/s, once there are `minimum` changes.
+        func rate(minimum: Int) -> Double? { count >= minimum && seconds > 0 ? squares / seconds : nil }
+    }
+
+    /// Fewer level changes than this (a link heard at both ends of a step) and the store gets no
+    /// `walking_change_db2_per_s`: half a minute of walking past one gateway is too little to say.
+    public static let minimumChanges = 60
 
     /// The chain the samples are of.
     public let chain: Chain
@@ -100,6 +119,23 @@ public struct FingerprintFit: Sendable {
         stores[store] = sums
     }
 
+    /// Adds how the levels changed over one step of the walk inside `store` (an index into
+    /// ``Chain/stores``): `before` and `after`, as for ``add(section:levels:)``, `seconds` apart.
+    /// A link heard at one end only says nothing.
+    public mutating func add(levelChangeIn store: Int, from before: [Double?], to after: [Double?], over seconds: Double) {
+        let gateways = chain.stores[store].gateways.count
+        precondition(before.count == gateways && after.count == gateways, "one level per gateway of the store")
+        guard seconds > 0 else { return }
+        var sums = stores[store] ?? Sums(gateways: gateways, sections: chain.stores[store].sections.count)
+        for (old, new) in zip(before, after) {
+            guard let old, let new else { continue }
+            sums.changes.squares += (new - old) * (new - old)
+            sums.changes.seconds += seconds
+            sums.changes.count += 1
+        }
+        stores[store] = sums
+    }
+
     /// Samples gathered per section of store `store` (an index into ``Chain/stores``), in the
     /// store's order; nil for a store with none.
     public func samples(store: Int) -> [Int]? { stores[store]?.samples }
@@ -142,7 +178,9 @@ public struct FingerprintFit: Sendable {
                                                       heard: p.heard, samples: sums.outsideSamples)
             }
         }
-        return Calibration.Store(major: Int(store.major), fingerprints: fingerprints, outside: outside)
+        let range = Calibration.walkingChangeRange
+        let walkingChange = sums.changes.rate(minimum: Self.minimumChanges).map { min(max(Self.rounded($0, 100), range.lowerBound), range.upperBound) }
+        return Calibration.Store(major: Int(store.major), fingerprints: fingerprints, outside: outside, walkingChange: walkingChange)
     }
 
     /// One gateway's picture of one place from `samples` there, `heard` of them with a level

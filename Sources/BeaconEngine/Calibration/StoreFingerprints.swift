@@ -15,6 +15,9 @@ public struct StoreFingerprints: Sendable {
     /// The local state that is "just outside the store" (after the sections); nil when the walk
     /// did not go out of the door, and the rule decides no exit.
     let outside: Int?
+    /// How fast a walking device's levels change in the store, dB²/s (``Movement``); nil when the
+    /// calibration does not say, and every second of evidence counts in full.
+    let walkingChange: Double?
     /// Per `[gateway × stateCount + state]`: the fingerprint's mean, dBm.
     let mean: [Double]
     /// Per `[gateway × stateCount + state]`: 1 / its standard deviation, 1/dB.
@@ -38,6 +41,7 @@ public struct StoreFingerprints: Sendable {
         let gateways = chain.stores[index].gateways
         firstSection = sections.lowerBound
         sectionCount = sections.count
+        walkingChange = store.walkingChange
         let outside = store.outside.map { _ in sections.count }
         self.outside = outside
         let states = sections.count + (outside == nil ? 0 : 1)

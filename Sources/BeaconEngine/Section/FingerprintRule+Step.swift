@@ -1,10 +1,10 @@
 extension FingerprintRule {
     /// One step of the forward filter at `time`: carried forward over the time since the last
     /// step, weighed by the evidence — the fingerprints' likelihood with the device's `offset`
-    /// from the walking tag profiled out — normalised; the offset learns from it. Returns the
-    /// state (local) with the most belief; nil with no belief yet and no fresh link. A step at or
-    /// before the last one changes nothing (links heard in the same millisecond, the sweep at the
-    /// watermark).
+    /// from the walking tag profiled out, counted less while the device stands — normalised;
+    /// the offset learns from it. Returns the state (local) with the most belief; nil with no
+    /// belief yet and no fresh link. A step at or before the last one changes nothing (links
+    /// heard in the same millisecond, the sweep at the watermark).
     func step(_ belief: inout Belief?, offset: inout DeviceOffset, model: StoreFingerprints, walking: WalkingModel,
               evidence: SectionEvidence, at time: EventTime) -> Int? {
         if let last = belief?.filter.time, (time - last).seconds > forgetAfter { belief = nil }
@@ -15,6 +15,7 @@ extension FingerprintRule {
             let filter = ForwardFilter(evidence: weighed.logLikelihood, at: time)
             offset.learn(filter, weighed, weight: 1)
             belief = Belief(store: evidence.store, filter: filter)
+            if let walkingChange = model.walkingChange { belief?.movement.look(at: evidence.links, at: time, walkingChange: walkingChange) }
             return filter.mostLikely
         }
         let dt = (time - next.filter.time).seconds
@@ -26,7 +27,11 @@ extension FingerprintRule {
             next.filter.settle()
         } else {
             let weighed = Self.weigh(evidence, model: model, offset: offset)
-            let weight = Self.evidencePerSecond * min(dt, Self.longestStep)
+            var weight = Self.evidencePerSecond * min(dt, Self.longestStep)
+            if let walkingChange = model.walkingChange {
+                next.movement.look(at: evidence.links, at: time, walkingChange: walkingChange)
+                weight *= next.movement.evidenceShare
+            }
             next.filter.weigh(weighed.logLikelihood, weight: weight)
             offset.learn(next.filter, weighed, weight: weight)
         }

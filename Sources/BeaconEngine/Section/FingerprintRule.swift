@@ -9,7 +9,8 @@ import Foundation
 /// stay of `section_stay_s` over the adjacency graph), then weighed by how well each section's
 /// fingerprints explain the fresh links and the gateways that missed the device
 /// (``StoreFingerprints/logLikelihood(links:missed:prior:into:offsets:precisions:)``), counted
-/// ``evidencePerSecond``. A phone is not the tag that walked: its own level against the tag's
+/// ``evidencePerSecond`` while the device walks and less while it stands (``Movement``, from how
+/// far its levels move). A phone is not the tag that walked: its own level against the tag's
 /// (``DeviceOffset``) is learnt from its links as it goes and profiled out of each step.
 /// The device moves when a section holds `fingerprint_switch_odds` posterior odds over the current
 /// one (for `dwell_s`, when given). The levels are the engine's per-link Kalman estimates, the same
@@ -53,12 +54,17 @@ struct FingerprintRule: EntryConsent {
         /// Since when ``leader`` has held the switch odds over the current section (outside: over
         /// every section).
         var oddsSince: EventTime?
+        /// Whether the device walks or stands, where the calibration says how fast levels change
+        /// in the store.
+        var movement = Movement()
     }
 
-    /// How much evidence the links give per second, in log-likelihood units: the filtered levels
-    /// are taken as independent once a second — the per-link filter's time constant at a few
-    /// reports a second, and the 1.2 m over which the place-bound part of a level changes, at a
-    /// walking pace (docs/ENGINE.md, "The fingerprint rule").
+    /// How much evidence the links give per second of a walking device, in log-likelihood units:
+    /// the filtered levels are taken as independent once a second — the per-link filter's time
+    /// constant at a few reports a second, and the 1.2 m over which the place-bound part of a level
+    /// changes, at a walking pace. A standing device's errors stay for seconds, so where the
+    /// calibration says how fast a walking device's levels change, a second of a standing one
+    /// counts ``Movement/standingShare`` of this (docs/ENGINE.md, "Walking or standing").
     static let evidencePerSecond = 1.0
     /// The longest step whose evidence counts in full, s: after a longer silence the links are
     /// no more informative for it.

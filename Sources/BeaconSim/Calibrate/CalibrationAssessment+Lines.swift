@@ -53,6 +53,9 @@ extension CalibrationAssessment {
         } else if store.outsideSamples < Self.thinSection {
             lines.append("warning: store \(store.major) outside: \(store.outsideSamples) samples — stand outside for at least \(Self.thinSection / 2) s; its outside fingerprint is rough")
         }
+        if store.walkingChange == nil {
+            lines.append("note: store \(store.major): too little walking seen to measure how fast the levels change (walking_change_db2_per_s) — the rule will count a standing phone's evidence as a walking one's; walk each section for a minute (docs/CALIBRATION.md)")
+        }
         return lines
     }
 

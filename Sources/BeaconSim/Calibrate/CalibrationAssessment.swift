@@ -24,6 +24,9 @@ public struct CalibrationAssessment: Sendable {
         public var sectionSamples: [(minor: SectionNumber, samples: Int)]
         /// Samples outside every store while the store's gateways heard the tag.
         public var outsideSamples: Int
+        /// How fast the walking tag's levels changed (`walking_change_db2_per_s`); nil when the
+        /// walk had too few changes to say.
+        public var walkingChange: Double?
         /// The whole walk.
         public var walk: Comparison
         /// Held out, when the walks are long enough to split.
@@ -63,7 +66,7 @@ public struct CalibrationAssessment: Sendable {
             let counts = chain.stores[index].sections.map { s in (chain.sections[s].minor, samples.filter { $0.section == s }.count) }
             let outside = samples.filter { $0.place == .outside(store: index) }.count
             var figures = StoreFigures(major: major, baseline: chain.tuning.rule, sectionSamples: counts, outsideSamples: outside,
-                                       walk: replays.whole(recording: recording, walks: walks, store: major))
+                                       walkingChange: store.walkingChange, walk: replays.whole(recording: recording, walks: walks, store: major))
             if let folds {
                 figures.heldOut = replays.heldOut(folds.folds, recording: recording, store: major, offset: 0)
                 figures.otherPhones = replays.heldOut(folds.folds, recording: recording, store: major, offsets: otherPhoneOffsets)

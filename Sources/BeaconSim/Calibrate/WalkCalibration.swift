@@ -7,18 +7,36 @@ public import BeaconEngine
 public enum WalkCalibration {
     /// The calibration `samples` teach, those within `excluded` left out (a held-out fold): every
     /// store sampled, a fingerprint per gateway per section, and outside it when the walk went
-    /// out (``FingerprintFit``).
+    /// out (``FingerprintFit``); and, from each store's samples ``changeStep`` apart inside it, how
+    /// fast a walking device's levels change there.
     public static func learn(chain: Chain, samples: [WalkSample], excluding excluded: [ClosedRange<Int64>] = [],
                              comment: String? = nil) -> Calibration {
         var fit = FingerprintFit(chain: chain)
+        // Per store, its recent samples inside it, for the changes over a step.
+        var recent: [Int: [WalkSample]] = [:]
         for sample in samples where !excluded.contains(where: { $0.contains(sample.time) }) {
             switch sample.place {
-            case .section(let section): fit.add(section: section, levels: sample.levels)
+            case .section(let section):
+                fit.add(section: section, levels: sample.levels)
+                let store = chain.sections[section].store
+                // Time going back is another walk joined after this one (another run, another
+                // tag): no change is measured across the join.
+                if let last = recent[store]?.last, sample.time <= last.time { recent[store] = nil }
+                var kept = (recent[store] ?? []).filter { sample.time - $0.time <= changeStep }
+                if let before = kept.first(where: { sample.time - $0.time == changeStep }) {
+                    fit.add(levelChangeIn: store, from: before.levels, to: sample.levels, over: Double(changeStep) / 1000)
+                }
+                kept.append(sample)
+                recent[store] = kept
             case .outside(let store): fit.add(outsideOf: store, levels: sample.levels)
             }
         }
         return fit.calibration(comment: comment)
     }
+
+    /// The step over which the walk's level changes are measured, ms: the `fingerprint` rule's
+    /// look at a device's movement (once a second), a whole number of the samples' interval.
+    public static let changeStep: Int64 = 2 * WalkSampler.interval
 
     /// The rule a calibration is measured against: the chain's own, or `hysteresis` (the
     /// default) when that is already `fingerprint`.
