@@ -54,7 +54,9 @@ struct Movement: Sendable {
             carry(over: span)
             if time - last <= Self.longestLook { weigh(links, span: span, walkingChange: walkingChange) }
         }
-        reference = links.map { (gateway: $0.g, level: $0.x) }
+        // Kept in place: this runs once a second for every device in a calibrated store.
+        reference.removeAll(keepingCapacity: true)
+        for link in links { reference.append((gateway: link.g, level: link.x)) }
         lastLook = time
     }
 
