@@ -57,17 +57,8 @@ struct MovementTests {
 
     @Test("the walking change reads back from the file written; out of range it is refused at its path")
     func file() throws {
-        var calibration = CalibrationFixture.calibration
-        calibration.stores[0].walkingChange = 6.38
-        let text = calibration.fileText()
-        #expect(text.contains(#""walking_change_db2_per_s": 6.38,"#))
-        #expect(try Calibration.parse(Array(text.utf8)) == calibration)
-        #expect(!CalibrationFixture.calibration.fileText().contains("walking_change"))
-        for value in ["0", "5000", "\"fast\""] {
-            let broken = text.replacingOccurrences(of: "6.38", with: value)
-            expectCalibrationRefused(broken, at: "$.stores[0].walking_change_db2_per_s",
-                                     saying: value == "\"fast\"" ? "expected a number" : "is not 0.01…1000")
-        }
+        try expectStoreValueReadsBack({ $0.walkingChange = 6.38 }, key: "walking_change_db2_per_s", written: "6.38",
+                                      refused: [("0", "is not 0.01…1000"), ("5000", "is not 0.01…1000"), ("\"fast\"", "expected a number")])
     }
 
     /// The moves the rule makes of a device in section 10 over `pictures` (per second, levels of

@@ -20,7 +20,7 @@ struct WalkCommandTests {
         return (child.exitStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 
-    @Test("the walk of store 101 calibrates it on the default chain: fingerprints for every section, the outside learnt, a chain that names them")
+    @Test("the walk of store 101 calibrates it on the default chain: fingerprints for every section, the outside and the tag's measured power learnt, a chain that names them")
     func walkCalibrates() async throws {
         let folder = try TestDirectory.make("walk")
         let path = { (name: String) in folder.appendingPathComponent(name).path }
@@ -46,6 +46,7 @@ struct WalkCommandTests {
         #expect(calibration.stores.count == 1)
         #expect(Set(store.fingerprints.filter { ($0.samples ?? 0) >= 40 }.map(\.section)) == Set(1...6))
         #expect(store.outside?.contains { ($0.samples ?? 0) >= 40 } == true)
+        #expect(store.tagMeasuredPower == -59, "the walk's tag advertises the typical phone's measured power")
 
         // The chain that switches it on, as the doc's path writes it, passes check-config.
         let calibrated = try await Self.run("beacon-sim", ["chain", "--rule", "fingerprint", "--calibration", "calibration.json"], in: folder)

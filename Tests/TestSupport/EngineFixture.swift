@@ -42,6 +42,8 @@ public struct Driver {
     public var engine: AggregationEngine
     public var seq: [String: UInt64] = [:]
     public var outputs: [EngineOutput] = []
+    /// The measured power (dBm at 1 m) every advert heard carries.
+    public var measuredPower = -59
 
     public init(_ engine: AggregationEngine) { self.engine = engine }
 
@@ -53,7 +55,7 @@ public struct Driver {
     {
         let s = explicit ?? (seq[gw].map { $0 + 1 } ?? 0)
         seq[gw] = max(seq[gw] ?? 0, s)
-        let observations = sightings.map { Observation(device: $0.0, time: $0.1, rssi: $0.2, measuredPower: -59) }
+        let observations = sightings.map { Observation(device: $0.0, time: $0.1, rssi: $0.2, measuredPower: measuredPower) }
         return engine.ingest(gateway: try! GatewayID(gw), seq: s, sent: sent, epoch: epoch, arrival: arrival, observations: observations, into: &outputs)
     }
 

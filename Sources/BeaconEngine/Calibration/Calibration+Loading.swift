@@ -65,6 +65,9 @@ extension Calibration {
             if let change = store.walkingChange, !(change.isFinite && Self.walkingChangeRange.contains(change)) {
                 issue("\(path).walking_change_db2_per_s", "\(change) dB²/s is not 0.01…1000: calibrate the store again")
             }
+            if let power = store.tagMeasuredPower, !(power.isFinite && Self.meanRange.contains(power)) {
+                issue("\(path).tag_measured_power_dbm", "\(power) dBm is not a measured power an advert carries (-127…20)")
+            }
         }
         return issues
     }
@@ -127,9 +130,10 @@ extension Calibration.Store {
         let fingerprints = o.required("fingerprints", expecting: "an array")?.array { $0.object { Calibration.Fingerprint(reading: &$0) } }
         let outside = o.member("outside")?.array { $0.object { Calibration.OutsideFingerprint(reading: &$0) } }
         let walkingChange = o.optional("walking_change_db2_per_s", as: Double.self)
+        let tagMeasuredPower = o.optional("tag_measured_power_dbm", as: Double.self)
         o.comment()
         guard let major, let fingerprints else { return nil }
-        self.init(major: major, fingerprints: fingerprints, outside: outside, walkingChange: walkingChange)
+        self.init(major: major, fingerprints: fingerprints, outside: outside, walkingChange: walkingChange, tagMeasuredPower: tagMeasuredPower)
     }
 }
 

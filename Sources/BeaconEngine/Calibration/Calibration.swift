@@ -44,17 +44,25 @@ public struct Calibration: Codable, Sendable, Equatable {
         /// dB²/s (0.01…1000). The `fingerprint` rule tells a device that stands from one that walks
         /// by it and counts a standing device's evidence less; without it every second counts in full.
         public var walkingChange: Double?
+        /// `tag_measured_power_dbm` (optional): the measured power (the level at 1 m) the walking
+        /// tag's adverts carried, dBm (−127…20; the chain's `default_measured_power` where they
+        /// carried none). The `fingerprint` rule expects a device whose adverts say it is louder or
+        /// quieter than this to be heard so until its own links say otherwise; without it every
+        /// device is expected to be heard as the tag was.
+        public var tagMeasuredPower: Double?
 
         /// A store's fingerprints.
-        public init(major: Int, fingerprints: [Fingerprint], outside: [OutsideFingerprint]? = nil, walkingChange: Double? = nil) {
+        public init(major: Int, fingerprints: [Fingerprint], outside: [OutsideFingerprint]? = nil, walkingChange: Double? = nil,
+                    tagMeasuredPower: Double? = nil) {
             self.major = major
             self.fingerprints = fingerprints
             self.outside = outside
             self.walkingChange = walkingChange
+            self.tagMeasuredPower = tagMeasuredPower
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case major, fingerprints, outside, walkingChange = "walking_change_db2_per_s"
+            case major, fingerprints, outside, walkingChange = "walking_change_db2_per_s", tagMeasuredPower = "tag_measured_power_dbm"
         }
     }
 

@@ -31,6 +31,8 @@ public struct FingerprintFit: Sendable {
         var outsideSumOfSquares: [Double]
         /// The walk's level changes inside the store.
         var changes = LevelChanges()
+        /// The measured power the tag's adverts carried at the samples in a section, dBm.
+        var powers: [Double] = []
 
         init(gateways: Int, sections: Int) {
             self.sections = sections
@@ -136,6 +138,15 @@ public struct FingerprintFit: Sendable {
         stores[store] = sums
     }
 
+    /// Adds the measured power (the level at 1 m, dBm) the tag's adverts carried at one sample in
+    /// a section of `store` (an index into ``Chain/stores``): the store's calibration keeps their
+    /// median, the level the fingerprints are of.
+    public mutating func add(tagPower power: Double, in store: Int) {
+        var sums = stores[store] ?? Sums(gateways: chain.stores[store].gateways.count, sections: chain.stores[store].sections.count)
+        sums.powers.append(power)
+        stores[store] = sums
+    }
+
     /// Samples gathered per section of store `store` (an index into ``Chain/stores``), in the
     /// store's order; nil for a store with none.
     public func samples(store: Int) -> [Int]? { stores[store]?.samples }
@@ -180,7 +191,9 @@ public struct FingerprintFit: Sendable {
         }
         let range = Calibration.walkingChangeRange
         let walkingChange = sums.changes.rate(minimum: Self.minimumChanges).map { min(max(Self.rounded($0, 100), range.lowerBound), range.upperBound) }
-        return Calibration.Store(major: Int(store.major), fingerprints: fingerprints, outside: outside, walkingChange: walkingChange)
+        let power = Self.percentile(sums.powers, 50).map { min(max(Self.rounded($0, 10), Calibration.meanRange.lowerBound), Calibration.meanRange.upperBound) }
+        return Calibration.Store(major: Int(store.major), fingerprints: fingerprints, outside: outside, walkingChange: walkingChange,
+                                 tagMeasuredPower: power)
     }
 
     /// One gateway's picture of one place from `samples` there, `heard` of them with a level

@@ -18,6 +18,9 @@ public struct StoreFingerprints: Sendable {
     /// How fast a walking device's levels change in the store, dB²/s (``Movement``); nil when the
     /// calibration does not say, and every second of evidence counts in full.
     let walkingChange: Double?
+    /// The measured power the walking tag's adverts carried, dBm; nil when the calibration does
+    /// not say, and every device is expected as loud as the tag (``DeviceOffset``).
+    let tagMeasuredPower: Double?
     /// Per `[gateway × stateCount + state]`: the fingerprint's mean, dBm.
     let mean: [Double]
     /// Per `[gateway × stateCount + state]`: 1 / its standard deviation, 1/dB.
@@ -42,6 +45,7 @@ public struct StoreFingerprints: Sendable {
         firstSection = sections.lowerBound
         sectionCount = sections.count
         walkingChange = store.walkingChange
+        tagMeasuredPower = store.tagMeasuredPower
         let outside = store.outside.map { _ in sections.count }
         self.outside = outside
         let states = sections.count + (outside == nil ? 0 : 1)

@@ -11,7 +11,8 @@ import Foundation
 /// (``StoreFingerprints/logLikelihood(links:missed:prior:into:offsets:precisions:)``), counted
 /// ``evidencePerSecond`` while the device walks and less while it stands (``Movement``, from how
 /// far its levels move). A phone is not the tag that walked: its own level against the tag's
-/// (``DeviceOffset``) is learnt from its links as it goes and profiled out of each step.
+/// (``DeviceOffset``), first what its adverts' measured power says against the tag's, is learnt
+/// from its links as it goes and profiled out of each step.
 /// The device moves when a section holds `fingerprint_switch_odds` posterior odds over the current
 /// one (for `dwell_s`, when given). The levels are the engine's per-link Kalman estimates, the same
 /// the calibration samples.
@@ -126,9 +127,11 @@ struct FingerprintRule: EntryConsent {
         }
         if evidence.standing == .entering && model.outside == nil { state.belief = nil }
         if state.belief?.store != evidence.store { state.belief = nil }
-        var offset = state.offset.flatMap { $0.store == evidence.store ? $0.offset : nil } ?? DeviceOffset(spread: deviceSpread)
+        let known = state.offset.flatMap { $0.store == evidence.store ? $0.offset : nil }
+        var offset = known ?? expectedOffset(evidence, model: model)
         let stepped = step(&state.belief, offset: &offset, model: model, walking: walking, evidence: evidence, at: time)
-        state.offset = (evidence.store, offset)
+        // A device not heard yet in the store has not said how loud its adverts claim it is.
+        if known != nil || !evidence.links.isEmpty { state.offset = (evidence.store, offset) }
         guard stepped != nil, let belief = state.belief else { return .stay }
         let p = belief.filter.belief
         let best = belief.filter.mostLikely(below: model.sectionCount)
@@ -175,6 +178,14 @@ struct FingerprintRule: EntryConsent {
         belief.oddsSince = nil
         fallback.restart(&state.fallback, at: time)
         return .move(to: model.firstSection + leader, confidence: p[leader])
+    }
+
+    /// What is known of a device's level against the tag's before its links in the store are
+    /// weighed: as loud as its adverts' measured power says against the tag's, where the
+    /// calibration says what the tag's was.
+    private func expectedOffset(_ evidence: SectionEvidence, model: StoreFingerprints) -> DeviceOffset {
+        guard let tag = model.tagMeasuredPower, let power = evidence.links.first?.power else { return DeviceOffset(spread: deviceSpread) }
+        return DeviceOffset(spread: deviceSpread, expected: power - tag)
     }
 
     /// A move was made at `time`: the fallback's sum and the belief's leader start again.

@@ -7,8 +7,8 @@ public import BeaconEngine
 public enum WalkCalibration {
     /// The calibration `samples` teach, those within `excluded` left out (a held-out fold): every
     /// store sampled, a fingerprint per gateway per section, and outside it when the walk went
-    /// out (``FingerprintFit``); and, from each store's samples ``changeStep`` apart inside it, how
-    /// fast a walking device's levels change there.
+    /// out (``FingerprintFit``); from each store's samples ``changeStep`` apart inside it, how
+    /// fast a walking device's levels change there; and the measured power the tag's adverts carried.
     public static func learn(chain: Chain, samples: [WalkSample], excluding excluded: [ClosedRange<Int64>] = [],
                              comment: String? = nil) -> Calibration {
         var fit = FingerprintFit(chain: chain)
@@ -19,6 +19,7 @@ public enum WalkCalibration {
             case .section(let section):
                 fit.add(section: section, levels: sample.levels)
                 let store = chain.sections[section].store
+                if let power = sample.power { fit.add(tagPower: power, in: store) }
                 // Time going back is another walk joined after this one (another run, another
                 // tag): no change is measured across the join.
                 if let last = recent[store]?.last, sample.time <= last.time { recent[store] = nil }

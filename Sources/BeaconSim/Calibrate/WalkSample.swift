@@ -17,17 +17,21 @@ public struct WalkSample: Sendable, Equatable {
     /// Per gateway of the store, in the store's local order: its link's filtered level when
     /// fresh, nil when not.
     public var levels: [Double?]
+    /// The measured power the device's adverts carried then, dBm at 1 m (as the engine takes it:
+    /// the chain's `default_measured_power` where they carried none); nil when not heard.
+    public var power: Double?
 
     /// A sample in `section` (an index into the chain's sections).
-    public init(time: Int64, section: Int, levels: [Double?]) {
-        self.init(time: time, place: .section(section), levels: levels)
+    public init(time: Int64, section: Int, levels: [Double?], power: Double? = nil) {
+        self.init(time: time, place: .section(section), levels: levels, power: power)
     }
 
     /// A sample.
-    public init(time: Int64, place: Place, levels: [Double?]) {
+    public init(time: Int64, place: Place, levels: [Double?], power: Double? = nil) {
         self.time = time
         self.place = place
         self.levels = levels
+        self.power = power
     }
 
     /// The true section; nil for a sample outside.

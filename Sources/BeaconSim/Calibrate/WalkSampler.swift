@@ -27,8 +27,10 @@ public enum WalkSampler {
             switch truth[next - 1].place {
             case .inside(let major, let minor?):
                 guard let section = chain.sectionIndex(store: major, section: minor) else { return }
-                let levels = engine.calibrationLevels(of: device, store: chain.sections[section].store, at: time)
-                samples.append(WalkSample(time: time, section: section, levels: levels))
+                let store = chain.sections[section].store
+                let levels = engine.calibrationLevels(of: device, store: store, at: time)
+                samples.append(WalkSample(time: time, section: section, levels: levels,
+                                          power: engine.calibrationPower(of: device, store: store, at: time)))
             case .outside:
                 for store in chain.stores.indices {
                     let levels = engine.calibrationLevels(of: device, store: store, at: time)

@@ -1,0 +1,71 @@
+import BeaconCore
+import Foundation
+import TestSupport
+import Testing
+@testable import BeaconEngine
+
+/// What a device's adverts say of its level: the measured power (the level at 1 m) they carry,
+/// against the walking tag's (`tag_measured_power_dbm`), is where the `fingerprint` rule starts
+/// its belief about the device's offset from the tag (``DeviceOffset``). On hand-made
+/// fingerprints with an outside state (``CalibrationFixture/calibrationWithOutside``).
+@Suite("Fingerprint rule: what a device's adverts say of its level")
+struct MeasuredPowerTests {
+    let t0: Int64 = 1_790_000_000_000
+
+    /// ``CalibrationFixture/configWithOutside(door:_:)`` with the tag's measured power, when given.
+    static func config(tagPower: Double?) throws -> Chain {
+        var config = CalibrationFixture.configWithOutside()
+        config.calibration?.stores[0].tagMeasuredPower = tagPower
+        return try config.resolve()
+    }
+
+    @Test("the offset starts where the adverts say, within two spreads; with device_spread_db 0 there is none")
+    func start() throws {
+        #expect(DeviceOffset(spread: 5, expected: -4).stepPrior == .init(mean: -4, sd: (25.0 + 4).squareRoot()))
+        #expect(DeviceOffset(spread: 5, expected: -30).stepPrior?.mean == -10, "an advert claiming 30 dB less is held to 10")
+        #expect(DeviceOffset(spread: 5, expected: 25).stepPrior?.mean == 10)
+        #expect(DeviceOffset(spread: 5).stepPrior?.mean == 0)
+        #expect(DeviceOffset(spread: 0, expected: -4).stepPrior == nil)
+    }
+
+    @Test("the fit keeps the median measured power the tag's adverts carried; none seen, none kept")
+    func fit() throws {
+        let chain = try Fixture.config().resolve()
+        var fit = FingerprintFit(chain: chain)
+        fit.add(section: 0, levels: [-55, -68, -68, nil])
+        #expect(fit.calibration().stores[0].tagMeasuredPower == nil)
+        for power in [-59.0, -60, -59, -12, -58] { fit.add(tagPower: power, in: 0) }
+        #expect(fit.calibration().stores[0].tagMeasuredPower == -59, "one odd advert does not move it")
+    }
+
+    @Test("the tag's measured power reads back from the file written; out of range it is refused at its path")
+    func file() throws {
+        try expectStoreValueReadsBack({ $0.tagMeasuredPower = -59 }, key: "tag_measured_power_dbm", written: "-59.0",
+                                      refused: [("-130.0", "is not a measured power"), ("21.0", "is not a measured power"),
+                                                ("\"loud\"", "expected a number")])
+    }
+
+    /// The transitions of a device first heard at `levels` for 60 s, its adverts carrying `power`.
+    func transitions(_ levels: [String: Int], power: Int, tagPower: Double?) throws -> [String] {
+        var d = Driver(AggregationEngine(chain: try Self.config(tagPower: tagPower)))
+        d.measuredPower = power
+        d.hear(Fixture.phone, levels, from: t0, to: t0 + 60_000)
+        return d.transitions
+    }
+
+    @Test("a phone 10 dB quieter than the tag in the door's section is let in when its adverts say it is quiet")
+    func quietInside() throws {
+        // Section 10's picture 10 dB down: what the tag sounds like just outside.
+        let quiet = ["gw-a": -65, "gw-b": -78, "gw-b2": -78]
+        #expect(try transitions(quiet, power: -59, tagPower: -59).isEmpty, "adverts as loud as the tag's: taken for outside")
+        #expect(try transitions(quiet, power: -69, tagPower: nil).isEmpty, "the calibration does not say what the tag's were")
+        #expect(try transitions(quiet, power: -69, tagPower: -59).prefix(2) == ["enter 1", "enter 1/10"])
+    }
+
+    @Test("a phone 10 dB louder than the tag just outside stays out when its adverts say it is loud")
+    func loudOutside() throws {
+        let loud = FingerprintOutsideTests.outside.mapValues { $0 + 10 }
+        #expect(try transitions(loud, power: -59, tagPower: -59).first == "enter 1", "adverts as loud as the tag's: taken for inside")
+        #expect(try transitions(loud, power: -49, tagPower: -59).isEmpty)
+    }
+}
