@@ -34,8 +34,30 @@ struct MeasuredPowerTests {
         var fit = FingerprintFit(chain: chain)
         fit.add(section: 0, levels: [-55, -68, -68, nil])
         #expect(fit.calibration().stores[0].tagMeasuredPower == nil)
-        for power in [-59.0, -60, -59, -12, -58] { fit.add(tagPower: power, in: 0) }
-        #expect(fit.calibration().stores[0].tagMeasuredPower == -59, "one odd advert does not move it")
+        for power in Array(repeating: -59.0, count: 17) + [-60, -58, -12] { fit.add(tagPower: power, in: 0) }
+        #expect(fit.calibration().stores[0].tagMeasuredPower == -59, "one odd advert in twenty does not move it")
+        // Two tags claiming 6 dB apart walked the store: the fingerprints are a mix, so no claim is kept.
+        var mixed = FingerprintFit(chain: chain)
+        mixed.add(section: 0, levels: [-55, -68, -68, nil])
+        for power in [-59.0, -65, -59, -65, -59, -65] { mixed.add(tagPower: power, in: 0) }
+        #expect(mixed.calibration().stores[0].tagMeasuredPower == nil)
+    }
+
+    @Test("a device first looked at with no fresh link takes its expected offset from its first link's claim")
+    func firstLink() throws {
+        let chain = try Self.config(tagPower: -59)
+        var rule = FingerprintRule(chain: chain)
+        rule.start(0)
+        let t = EventTime(t0)
+        _ = rule.decide(0, SectionEvidence(store: 0, standing: .entering), at: t)
+        #expect(rule.memory[0].offset == nil, "nothing heard, nothing known")
+        var heard = SectionEvidence(store: 0, standing: .outside)
+        heard.links = [(0, -65, 4, -69), (1, -78, 4, -69)]
+        _ = rule.decide(0, heard, at: EventTime(t0 + 1000))
+        let offset = try #require(rule.memory[0].offset)
+        #expect(offset.store == 0)
+        // The first step learns a little from the links; the start was the claim's −10 dB.
+        #expect(try #require(offset.offset.stepPrior).mean < -7, "\(offset.offset)")
     }
 
     @Test("the tag's measured power reads back from the file written; out of range it is refused at its path")

@@ -6,7 +6,7 @@ import Testing
 
 /// How fast a walking tag's levels change, as `calibrate` learns it from the walk's samples:
 /// from samples a second apart inside the store, none across a span left out or across the join
-/// of two walks.
+/// of two walks; and the measured power its adverts carried.
 @Suite("Calibration: the walk's level changes")
 struct WalkChangeTests {
     let t0: Int64 = 1_790_000_000_000
@@ -41,5 +41,19 @@ struct WalkChangeTests {
         // A second walk of the same time, joined after the first, 40 dB louder.
         let joined = walk(40, start: t0, from: -110, section: section) + walk(40, start: t0, from: -70, section: section)
         #expect(WalkCalibration.learn(chain: chain, samples: joined).stores[0].walkingChange == 2.0)
+    }
+
+    @Test("the tag's measured power is learnt from the samples kept, none from a span left out")
+    func power() throws {
+        let chain = try CalibrationFixture.config().resolve()
+        let section = try #require(chain.sectionIndex(store: 1, section: 10))
+        // 40 s claiming −59 dBm, of which the last 10 s claim −70: another tag, left out below.
+        var samples = walk(80, start: t0, from: -90, section: section)
+        for i in samples.indices { samples[i].power = samples[i].time >= t0 + 30_000 ? -70 : -59 }
+        #expect(WalkCalibration.learn(chain: chain, samples: samples).stores[0].tagMeasuredPower == nil, "two claims: none kept")
+        let kept = WalkCalibration.learn(chain: chain, samples: samples, excluding: [t0 + 30_000...t0 + 40_000])
+        #expect(kept.stores[0].tagMeasuredPower == -59)
+        for i in samples.indices { samples[i].power = nil }
+        #expect(WalkCalibration.learn(chain: chain, samples: samples).stores[0].tagMeasuredPower == nil, "adverts without one")
     }
 }

@@ -65,8 +65,8 @@ extension Calibration {
             if let change = store.walkingChange, !(change.isFinite && Self.walkingChangeRange.contains(change)) {
                 issue("\(path).walking_change_db2_per_s", "\(change) dB²/s is not 0.01…1000: calibrate the store again")
             }
-            if let power = store.tagMeasuredPower, !(power.isFinite && Self.meanRange.contains(power)) {
-                issue("\(path).tag_measured_power_dbm", "\(power) dBm is not a measured power an advert carries (-127…20)")
+            if let power = store.tagMeasuredPower, !(power.isFinite && Self.measuredPowerRange.contains(power)) {
+                issue("\(path).tag_measured_power_dbm", "\(power) dBm is not a measured power the wire carries (-127…20)")
             }
         }
         return issues

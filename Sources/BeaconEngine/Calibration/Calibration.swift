@@ -45,10 +45,10 @@ public struct Calibration: Codable, Sendable, Equatable {
         /// by it and counts a standing device's evidence less; without it every second counts in full.
         public var walkingChange: Double?
         /// `tag_measured_power_dbm` (optional): the measured power (the level at 1 m) the walking
-        /// tag's adverts carried, dBm (−127…20; the chain's `default_measured_power` where they
-        /// carried none). The `fingerprint` rule expects a device whose adverts say it is louder or
-        /// quieter than this to be heard so until its own links say otherwise; without it every
-        /// device is expected to be heard as the tag was.
+        /// tag's adverts carried, dBm (−127…20); absent when they carried none, or tags that claimed
+        /// different powers walked the store. The `fingerprint` rule expects a device whose adverts
+        /// say it is louder or quieter than this to be heard so until its own links say otherwise;
+        /// without it every device is expected to be heard as the tag was.
         public var tagMeasuredPower: Double?
 
         /// A store's fingerprints.
@@ -109,6 +109,8 @@ public struct Calibration: Codable, Sendable, Equatable {
     public static let heardRange: ClosedRange<Double> = 0.02...0.98
     /// The range of `walking_change_db2_per_s`.
     public static let walkingChangeRange: ClosedRange<Double> = 0.01...1000
+    /// The range of `tag_measured_power_dbm`: what the wire carries as an advert's measured power.
+    public static let measuredPowerRange: ClosedRange<Double> = -127...20
     /// The range of `mean_dbm`: what a receiver can report.
     public static let meanRange: ClosedRange<Double> = -127...20
 }

@@ -140,7 +140,8 @@ public struct FingerprintFit: Sendable {
 
     /// Adds the measured power (the level at 1 m, dBm) the tag's adverts carried at one sample in
     /// a section of `store` (an index into ``Chain/stores``): the store's calibration keeps their
-    /// median, the level the fingerprints are of.
+    /// median, the level the fingerprints are of — unless the samples disagree (tags that claim
+    /// different powers, whose fingerprints are a mix of them), when it keeps none.
     public mutating func add(tagPower power: Double, in store: Int) {
         var sums = stores[store] ?? Sums(gateways: chain.stores[store].gateways.count, sections: chain.stores[store].sections.count)
         sums.powers.append(power)
@@ -191,7 +192,7 @@ public struct FingerprintFit: Sendable {
         }
         let range = Calibration.walkingChangeRange
         let walkingChange = sums.changes.rate(minimum: Self.minimumChanges).map { min(max(Self.rounded($0, 100), range.lowerBound), range.upperBound) }
-        let power = Self.percentile(sums.powers, 50).map { min(max(Self.rounded($0, 10), Calibration.meanRange.lowerBound), Calibration.meanRange.upperBound) }
+        let power = Self.tagPower(sums.powers)
         return Calibration.Store(major: Int(store.major), fingerprints: fingerprints, outside: outside, walkingChange: walkingChange,
                                  tagMeasuredPower: power)
     }
@@ -219,6 +220,19 @@ public struct FingerprintFit: Sendable {
     static func rounded(_ x: Double, _ scale: Double) -> Double { (x * scale).rounded() / scale }
 
     /// The p-th percentile (0…100) of `values`, linearly interpolated between ranks; nil when empty.
+    /// The tags' measured power from the samples' `powers`: their median, rounded as the file
+    /// keeps it, when nine samples in ten lie within ``powerAgreement`` of each other; else none.
+    static func tagPower(_ powers: [Double]) -> Double? {
+        guard let low = percentile(powers, 10), let high = percentile(powers, 90), high - low <= powerAgreement,
+              let median = percentile(powers, 50) else { return nil }
+        let range = Calibration.measuredPowerRange
+        return min(max(rounded(median, 10), range.lowerBound), range.upperBound)
+    }
+
+    /// How far apart the tags' measured powers may lie and still be one, dB: a unit's claim is a
+    /// whole number of dBm.
+    static let powerAgreement = 1.0
+
     static func percentile(_ values: [Double], _ p: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()

@@ -96,13 +96,4 @@ extension AggregationEngine {
         }
         return levels
     }
-
-    /// The measured power (dBm at 1 m) `device`'s adverts carried as store `store`'s gateways last
-    /// heard it fresh at `time` (the chain's `default_measured_power` where they carried none);
-    /// nil when none of them did.
-    package func calibrationPower(of device: DeviceID, store: Int, at time: Int64) -> Double? {
-        guard let track = devices.track(of: device) else { return nil }
-        let now = EventTime(time)
-        return links.links[track].last { Int($0.store) == store && links.isFresh($0, at: now) }?.measuredPower
-    }
 }

@@ -182,7 +182,8 @@ struct FingerprintRule: EntryConsent {
 
     /// What is known of a device's level against the tag's before its links in the store are
     /// weighed: as loud as its adverts' measured power says against the tag's, where the
-    /// calibration says what the tag's was.
+    /// calibration says what the tag's was (a device's links carry the same claim; the chain's
+    /// `default_measured_power` where its adverts carry none).
     private func expectedOffset(_ evidence: SectionEvidence, model: StoreFingerprints) -> DeviceOffset {
         guard let tag = model.tagMeasuredPower, let power = evidence.links.first?.power else { return DeviceOffset(spread: deviceSpread) }
         return DeviceOffset(spread: deviceSpread, expected: power - tag)

@@ -17,8 +17,8 @@ public struct WalkSample: Sendable, Equatable {
     /// Per gateway of the store, in the store's local order: its link's filtered level when
     /// fresh, nil when not.
     public var levels: [Double?]
-    /// The measured power the device's adverts carried then, dBm at 1 m (as the engine takes it:
-    /// the chain's `default_measured_power` where they carried none); nil when not heard.
+    /// The measured power the device's adverts last carried, dBm at 1 m; nil when they carried
+    /// none (and for samples outside, which teach no level).
     public var power: Double?
 
     /// A sample in `section` (an index into the chain's sections).

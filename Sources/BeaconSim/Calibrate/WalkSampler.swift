@@ -21,6 +21,9 @@ public enum WalkSampler {
         var samples: [WalkSample] = []
         var next = 0
         var tick = (start / interval + 1) * interval
+        // The measured power the device's adverts last carried, as sent: nil while they carry none
+        // (the engine would take the chain's default then, which says nothing of the tag).
+        var claimed: Int?
         func sample(at time: Int64) {
             while next < truth.count && truth[next].time <= time { next += 1 }
             guard next > 0 else { return }
@@ -29,8 +32,7 @@ public enum WalkSampler {
                 guard let section = chain.sectionIndex(store: major, section: minor) else { return }
                 let store = chain.sections[section].store
                 let levels = engine.calibrationLevels(of: device, store: store, at: time)
-                samples.append(WalkSample(time: time, section: section, levels: levels,
-                                          power: engine.calibrationPower(of: device, store: store, at: time)))
+                samples.append(WalkSample(time: time, section: section, levels: levels, power: claimed.map(Double.init)))
             case .outside:
                 for store in chain.stores.indices {
                     let levels = engine.calibrationLevels(of: device, store: store, at: time)
@@ -47,6 +49,7 @@ public enum WalkSampler {
                 sample(at: tick)
                 tick += interval
             }
+            if let sighting = batch.sightings.last(where: { $0.device == device }) { claimed = sighting.measuredPower }
             engine.ingest(gateway: batch.gateway, seq: batch.seq, sent: batch.sent, observations: batch.sightings, into: &out)
             out.removeAll(keepingCapacity: true)
         }
