@@ -24,6 +24,14 @@ struct MQTT311Tests {
         }
     }
 
+    /// Waits until aggregator `id` says it is online: it says so once subscribed to the sightings,
+    /// and a visit published before then would reach nobody.
+    static func untilOnline(_ broker: Broker, id: String) async throws {
+        let status = try await Watcher.start(broker, ["beaconnet/aggregators/\(id)/status"])
+        try await status.until("\(id) online") { $0.text.contains("\"online\"") }
+        await status.stop()
+    }
+
     /// The device heard until 34 s ago, longer than any exit waits, and the gateways reporting
     /// (empty batches) until now: the device enters, and the first clock tick exits it (with the
     /// gateways silent too it would be `unknown`, not exited).
@@ -52,6 +60,7 @@ struct MQTT311Tests {
         try await withBroker { broker in
             let consumer = try await Watcher.start(broker, ["beaconnet/events/#", "beaconnet/devices/+/state"], version: .v311, clientID: "consumer-311")
             let aggregator = try Self.start(broker, id: "agg-v3", expiry: 2)
+            try await Self.untilOnline(broker, id: "agg-v3")
             try await Self.visit(broker)
             try await consumer.until("store enter") { $0.topic == "beaconnet/events/1/enter" }
             try await consumer.until("store exit") { $0.topic == "beaconnet/events/1/exit" }
@@ -74,6 +83,7 @@ struct MQTT311Tests {
             let consumer = try await Watcher.start(broker, ["beaconnet/devices/+/state"], version: .v311)
             // The first run's outside states live an hour: it stops with the state still retained.
             let first = try Self.start(broker, id: "agg-v3r", expiry: 3600)
+            try await Self.untilOnline(broker, id: "agg-v3r")
             try await Self.visit(broker)
             try await consumer.until("the outside state") { $0.topic == Self.stateTopic && $0.text.contains("\"outside\"") }
             try await first.stop()
