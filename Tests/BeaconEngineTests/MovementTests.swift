@@ -93,10 +93,10 @@ struct MovementTests {
     @Test("a standing device drifting to fit the next section a little better for a while stays; one that walks there moves")
     func rule() throws {
         let ten: [Double] = [-55, -68, -68, -80], twenty: [Double] = [-68, -55, -55, -68]
-        // Between the two pictures, nearer 20 (4.3 nats a second of evidence for it, as the tag
+        // Between the two pictures, nearer 20 (2.0 nats a second of evidence for it, as the tag
         // is heard: a shelf's shadow on gw-a), reached and left slowly, as a standing phone's
         // levels drift.
-        let shadowed: [Double] = [-61, -60, -60, -73]
+        let shadowed: [Double] = [-61, -61, -61, -74]
         let standing = Array(repeating: ten, count: 30) + Self.drift(from: ten, to: shadowed, over: 20)
             + Array(repeating: shadowed, count: 20) + Self.drift(from: shadowed, to: ten, over: 20)
         let counted = try moves(standing, walkingChange: nil)

@@ -6,10 +6,12 @@ import Foundation
 /// ``Chain/Store/sections``' order, then "just outside the store" when the walk taught it), the
 /// terms of the fingerprint likelihood, precomputed; and the states one walks to from each.
 public struct StoreFingerprints: Sendable {
-    /// The store's first section in ``Chain/sections``: local section = section − this.
-    let firstSection: Int
+    /// The store's sections, indices into ``Chain/sections``: local section = section − the first.
+    let sections: Range<Int>
+    /// The store's first section in ``Chain/sections``.
+    var firstSection: Int { sections.lowerBound }
     /// Sections of the store.
-    let sectionCount: Int
+    var sectionCount: Int { sections.count }
     /// States of the filter: the sections, and outside when the store has outside fingerprints.
     let stateCount: Int
     /// The local state that is "just outside the store" (after the sections); nil when the walk
@@ -34,16 +36,21 @@ public struct StoreFingerprints: Sendable {
     let logSD: [Double]
     /// Per `[gateway × stateCount + state]`: Φ⁻¹(h), how far above the level the gateway stops
     /// hearing at the fingerprint's mean lies, in standard deviations — so that a device louder by
-    /// b is heard there Φ(Φ⁻¹(h) + b/σ) of the time.
+    /// b is heard there Φ(Φ⁻¹(h) + a·b/σ) of the time (a: ``offsetShare``).
     let heardQuantile: [Double]
+    /// Per `[gateway × stateCount + state]`: a, the share of a device's offset b from the tag that
+    /// the gateway sees there, in the level it hears and in how often it hears it: 0…1,
+    /// ``Gaussian/topShareVariance(_:)`` of its `heard`. A gateway that hears the device only some
+    /// of the time hears the loud part of its levels, just above what it can hear, and that part
+    /// moves by less than the whole (docs/ENGINE.md, "Other phones").
+    let offsetShare: [Double]
 
     /// Indexes `store`'s fingerprints (validated against `chain`: complete, every name known) for
     /// the store at `index` in `chain`.
     init(_ store: Calibration.Store, chain: Chain, index: Int) {
         let sections = chain.stores[index].sections
         let gateways = chain.stores[index].gateways
-        firstSection = sections.lowerBound
-        sectionCount = sections.count
+        self.sections = sections
         walkingChange = store.walkingChange
         tagMeasuredPower = store.tagMeasuredPower
         let outside = store.outside.map { _ in sections.count }
@@ -51,7 +58,7 @@ public struct StoreFingerprints: Sendable {
         let states = sections.count + (outside == nil ? 0 : 1)
         stateCount = states
         var mean = [Double](repeating: 0, count: gateways.count * states)
-        var inverseSD = mean, heardTerm = mean, missedTerm = mean, logSD = mean, heardQuantile = mean
+        var inverseSD = mean, heardTerm = mean, missedTerm = mean, logSD = mean, heardQuantile = mean, offsetShare = mean
         let gatewayLocal = Dictionary(uniqueKeysWithValues: gateways.enumerated().map { (chain.gateways[$0.element].id.rawValue, $0.offset) })
         let sectionLocal = Dictionary(uniqueKeysWithValues: sections.map { (Int(chain.sections[$0].minor), $0 - sections.lowerBound) })
         func set(_ k: Int, meanDBm: Double, sdDB: Double, heard: Double) {
@@ -61,6 +68,7 @@ public struct StoreFingerprints: Sendable {
             missedTerm[k] = log(1 - heard)
             logSD[k] = log(sdDB)
             heardQuantile[k] = Gaussian.quantile(heard)
+            offsetShare[k] = Gaussian.topShareVariance(heard)
         }
         for f in store.fingerprints {
             guard let g = gatewayLocal[f.gateway], let s = sectionLocal[f.section] else { continue }
@@ -78,6 +86,7 @@ public struct StoreFingerprints: Sendable {
         self.missedTerm = missedTerm
         self.logSD = logSD
         self.heardQuantile = heardQuantile
+        self.offsetShare = offsetShare
     }
 
     /// The local index of `section` (an index into ``Chain/sections``), if it is this store's.

@@ -26,6 +26,15 @@ enum Gaussian {
         return table[i] * (1 - f) + table[i + 1] * f
     }
 
+    /// The variance of the standard normal's top `share` (0 < share < 1) against its whole, 1 − qλ − λ²
+    /// (q = Φ⁻¹(share), λ = φ(q)/share): also how far that top part's mean moves when the whole
+    /// moves by one — what a receiver that hears only the loud part of a level sees of it moving.
+    static func topShareVariance(_ share: Double) -> Double {
+        let q = quantile(share)
+        let lambda = exp(-0.5 * q * q) / (2 * Double.pi).squareRoot() / share
+        return min(1, max(0, 1 - q * lambda - lambda * lambda))
+    }
+
     /// Φ⁻¹(p), for p in (0, 1): Acklam's rational approximation (relative error under 1.2·10⁻⁹),
     /// used where a share is turned into the level it corresponds to, once per calibration.
     static func quantile(_ p: Double) -> Double {
