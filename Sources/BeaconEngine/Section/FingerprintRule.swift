@@ -41,6 +41,8 @@ struct FingerprintRule: EntryConsent {
         /// The device's level against the walking tag's in a calibrated store, as its own links
         /// there have shown it: it outlasts the belief (a device that left comes back as loud).
         var offset: (store: Int, offset: DeviceOffset)?
+        /// Whether that offset has taught the store's ``OffsetCentre``: once per device and store.
+        var taughtCentre = false
     }
 
     /// The forward filter's belief about a device and one calibrated store.
@@ -94,6 +96,8 @@ struct FingerprintRule: EntryConsent {
     let deviceSpread: Double
     /// Every device's memory.
     var memory = DeviceMemory(DeviceState())
+    /// Per store, where a new phone's offset starts beyond what its adverts say.
+    var centres: [OffsetCentre]
     init(chain: Chain) {
         let models = chain.stores.indices.map { $0 < chain.fingerprints.count ? chain.fingerprints[$0] : nil }
         self.models = models
@@ -108,6 +112,7 @@ struct FingerprintRule: EntryConsent {
         switchOdds = chain.tuning.fingerprintSwitchOdds
         forgetAfter = chain.tuning.outsideStaySeconds
         deviceSpread = chain.tuning.deviceSpreadDB
+        centres = Array(repeating: OffsetCentre(), count: chain.stores.count)
     }
 
     /// Every link is weighed where some store is calibrated.
@@ -128,10 +133,12 @@ struct FingerprintRule: EntryConsent {
         if evidence.standing == .entering && model.outside == nil { state.belief = nil }
         if state.belief?.store != evidence.store { state.belief = nil }
         let known = state.offset.flatMap { $0.store == evidence.store ? $0.offset : nil }
+        if known == nil { state.taughtCentre = false }
         var offset = known ?? expectedOffset(evidence, model: model)
         let stepped = step(&state.belief, offset: &offset, model: model, walking: walking, evidence: evidence, at: time)
         // A device not heard yet in the store has not said how loud its adverts claim it is.
         if known != nil || !evidence.links.isEmpty { state.offset = (evidence.store, offset) }
+        if known != nil { teachCentre(&state, offset: offset, evidence, model: model) }
         guard stepped != nil, let belief = state.belief else { return .stay }
         let p = belief.filter.belief
         let best = belief.filter.mostLikely(below: model.sectionCount)
@@ -183,10 +190,27 @@ struct FingerprintRule: EntryConsent {
     /// What is known of a device's level against the tag's before its links in the store are
     /// weighed: as loud as its adverts' measured power says against the tag's, where the
     /// calibration says what the tag's was (a device's links carry the same claim; the chain's
-    /// `default_measured_power` where its adverts carry none).
+    /// `default_measured_power` where its adverts carry none), and as much louder again as the
+    /// store's phones have been (``OffsetCentre``).
     private func expectedOffset(_ evidence: SectionEvidence, model: StoreFingerprints) -> DeviceOffset {
-        guard let tag = model.tagMeasuredPower, let power = evidence.links.first?.power else { return DeviceOffset(spread: deviceSpread) }
-        return DeviceOffset(spread: deviceSpread, expected: power - tag)
+        DeviceOffset(spread: deviceSpread, expected: advertised(evidence, model: model) + (centres[evidence.store].centre ?? 0))
+    }
+
+    /// How much louder than the tag a device's adverts say it is: their measured power less the
+    /// tag's, where the calibration says what the tag's was; else 0.
+    private func advertised(_ evidence: SectionEvidence, model: StoreFingerprints) -> Double {
+        guard let tag = model.tagMeasuredPower, let power = evidence.links.first?.power else { return 0 }
+        return power - tag
+    }
+
+    /// Once a device's offset in the store is known (to ``OffsetCentre/knownSD``), it teaches the
+    /// store's centre how much louder than its adverts said it was — once per device and store.
+    private mutating func teachCentre(_ state: inout DeviceState, offset: DeviceOffset, _ evidence: SectionEvidence,
+                                      model: StoreFingerprints) {
+        guard !state.taughtCentre, !evidence.links.isEmpty,
+              offset.variance <= OffsetCentre.knownSD * OffsetCentre.knownSD else { return }
+        state.taughtCentre = true
+        centres[evidence.store].learn(surplus: offset.mean - advertised(evidence, model: model))
     }
 
     /// A move was made at `time`: the fallback's sum and the belief's leader start again.

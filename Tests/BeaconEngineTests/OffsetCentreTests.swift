@@ -1,0 +1,59 @@
+import BeaconCore
+import Foundation
+import TestSupport
+import Testing
+@testable import BeaconEngine
+
+/// A store learns from its phones how much louder or quieter than the walking tag they are, beyond
+/// what their adverts say (``OffsetCentre``), and a new phone's offset starts there. On hand-made
+/// fingerprints with an outside state (``CalibrationFixture/calibrationWithOutside``).
+@Suite("Fingerprint rule: what a store's phones have shown of their level")
+struct OffsetCentreTests {
+    let t0: Int64 = 1_790_000_000_000
+
+    @Test("the centre is the phones' mean surplus, used from the third; past the twentieth each moves it a twentieth")
+    func centre() throws {
+        var centre = OffsetCentre()
+        centre.learn(surplus: -8)
+        centre.learn(surplus: -10)
+        #expect(centre.centre == nil, "two phones say more about themselves than about the store")
+        centre.learn(surplus: -12)
+        #expect(centre.centre == -10)
+        for _ in 0..<17 { centre.learn(surplus: 4) }
+        let firstTwenty = (3 * -10.0 + 17 * 4) / 20
+        #expect(abs(try #require(centre.centre) - firstTwenty) < 1e-9, "the mean of the first twenty")
+        let before = try #require(centre.centre)
+        centre.learn(surplus: 24)
+        let moved = before + (24 - before) / 20
+        #expect(abs(try #require(centre.centre) - moved) < 1e-9)
+        for _ in 0..<200 { centre.learn(surplus: 4) }
+        #expect(abs(try #require(centre.centre) - 4) < 0.01, "a store whose phones change follows them: \(centre)")
+    }
+
+    /// The transitions of a phone first heard in section 10's door picture 10 dB down — what the tag
+    /// sounds like just outside — after `before` phones as quiet have each stood 30 s in section 20;
+    /// every advert claims the tag's measured power.
+    func doorTransitions(after before: Int) throws -> [String] {
+        var d = Driver(AggregationEngine(chain: try MeasuredPowerTests.config(tagPower: -59)))
+        var t = t0
+        for n in 0..<before {
+            let phone = try DeviceID("ib-\(Fixture.uuid)-8-\(n + 1)")
+            d.hear(phone, ["gw-a": -78, "gw-b": -65, "gw-b2": -65, "gw-c": -78], from: t, to: t + 30_000)
+            #expect(d.transitions.contains("enter 1/20"), "the quiet phone \(n + 1) is let in where no outside picture fits it")
+            d.clear()
+            t += 30_000
+        }
+        d.hear(Fixture.phone, ["gw-a": -65, "gw-b": -78, "gw-b2": -78], from: t, to: t + 60_000)
+        let chain = d.engine.chain
+        return d.transitionEvents.filter { $0.device == Fixture.phone }.map { t in
+            "\(t.kind.rawValue) \(chain.stores[t.store].major)" + (t.section.map { "/\(chain.sections[$0].minor)" } ?? "")
+        }
+    }
+
+    @Test("after three phones 10 dB quieter than the tag have been in, a fourth as quiet is let in at the door")
+    func quietPhones() throws {
+        #expect(try doorTransitions(after: 0).isEmpty, "the first quiet phone at the door is taken for the tag outside")
+        #expect(try doorTransitions(after: 2).isEmpty, "two phones do not make a store's centre")
+        #expect(try doorTransitions(after: 3).prefix(2) == ["enter 1", "enter 1/10"])
+    }
+}
