@@ -76,7 +76,7 @@ struct DeviceOffsetTests {
         let missed = Self.weigh(model, [(0, -47, 9, -59)], missed: [(3, -100)], prior: .init(mean: 8, sd: 0.01))
         let heardOnly = Self.weigh(model, [(0, -47, 9, -59)], prior: .init(mean: 8, sd: 0.01))
         let cost = heardOnly.ll[0] - missed.ll[0]
-        #expect(cost < 0.6, "missing it there costs \(cost) nats (the full shift would cost 1.9)")
+        #expect(cost < 0.6, "missing it there costs \(cost) nats (the whole shift would cost 2.1)")
     }
 
     @Test("the offset narrows as the links show it, and the step prior never narrows below how a device is held")

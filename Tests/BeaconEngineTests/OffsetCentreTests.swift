@@ -30,6 +30,30 @@ struct OffsetCentreTests {
         #expect(abs(try #require(centre.centre) - 4) < 0.01, "a store whose phones change follows them: \(centre)")
     }
 
+    /// How many phones have taught store 1's centre after one phone, its adverts claiming `power`,
+    /// stood 30 s in section 20 at its picture 10 dB down.
+    func phonesTaught(power: Double, spread: Double = 5) throws -> Int {
+        var config = CalibrationFixture.configWithOutside { $0.deviceSpreadDB = spread }
+        config.calibration?.stores[0].tagMeasuredPower = -59
+        let chain = try config.resolve()
+        var rule = FingerprintRule(chain: chain)
+        let twenty = try #require(chain.sectionIndex(store: 1, section: 20))
+        rule.start(0)
+        for step in 0..<120 {
+            var evidence = SectionEvidence(store: 0, standing: step == 0 ? .entering : .section(twenty))
+            evidence.links = [(0, -78, 4, power), (1, -65, 4, power), (2, -65, 4, power), (3, -78, 4, power)]
+            _ = rule.decide(0, evidence, at: EventTime(t0 + Int64(step) * 250))
+        }
+        return rule.centres[0].count
+    }
+
+    @Test("a phone teaches its store once for its offset, not where its adverts claim more than is trusted, nor without a spread")
+    func teaching() throws {
+        #expect(try phonesTaught(power: -59) == 1, "two minutes of steps teach once")
+        #expect(try phonesTaught(power: -100) == 0, "a claim 41 dB under the tag's says nothing of the store's phones")
+        #expect(try phonesTaught(power: -59, spread: 0) == 0, "device_spread_db 0: no offset is learnt, none is taught")
+    }
+
     /// The transitions of a phone first heard in section 10's door picture 10 dB down — what the tag
     /// sounds like just outside — after `before` phones as quiet have each stood 30 s in section 20;
     /// every advert claims the tag's measured power.

@@ -6,7 +6,7 @@ import Testing
 /// A calibration walked with a tag quieter than the shoppers' phones: the gateways that heard the
 /// tag only now and then (out of the door, far across the store) hear the phones more often but
 /// not by the whole difference, and the fingerprint rule must not read that as the phones having
-/// left the store (docs/ENGINE.md, "Other phones").
+/// left the store (docs/ENGINE.md, "The fingerprint rule and other phones").
 @Suite("Simulator: a tag quieter than the phones")
 struct QuietTagTests {
     @Test("a tag 6 dB quieter than the phones calibrates a store its shoppers are not taken out of")

@@ -12,8 +12,9 @@ extension StoreFingerprints {
 
     /// ln of the least share of the time a gateway hears, or misses, a device whatever its offset:
     /// the least a calibration's `heard` leaves either (``Calibration/heardRange``) — a gateway is
-    /// never certain to hear a device (a pocket, a lost packet) nor to miss it, so one link or one
-    /// miss costs at most this, however far the offset puts the device from the tag.
+    /// never certain to hear a device (a pocket, a lost packet) nor to miss it, so being heard or
+    /// missed costs at most this, however far the offset puts the device from the tag (a heard
+    /// level's distance from the fingerprint's mean is weighed as before).
     static let leastShare = log(Calibration.heardRange.lowerBound)
 
     /// log p(evidence | state) for every state, into `logLikelihood`, for a device whose level

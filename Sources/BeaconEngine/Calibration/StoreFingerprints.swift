@@ -42,7 +42,7 @@ public struct StoreFingerprints: Sendable {
     /// the gateway sees there, in the level it hears and in how often it hears it: 0…1,
     /// ``Gaussian/topShareVariance(_:)`` of its `heard`. A gateway that hears the device only some
     /// of the time hears the loud part of its levels, just above what it can hear, and that part
-    /// moves by less than the whole (docs/ENGINE.md, "Other phones").
+    /// moves by less than the whole (docs/ENGINE.md, "The fingerprint rule and other phones").
     let offsetShare: [Double]
 
     /// Indexes `store`'s fingerprints (validated against `chain`: complete, every name known) for

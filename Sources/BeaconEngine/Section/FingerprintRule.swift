@@ -11,8 +11,9 @@ import Foundation
 /// (``StoreFingerprints/logLikelihood(links:missed:prior:into:offsets:precisions:)``), counted
 /// ``evidencePerSecond`` while the device walks and less while it stands (``Movement``, from how
 /// far its levels move). A phone is not the tag that walked: its own level against the tag's
-/// (``DeviceOffset``), first what its adverts' measured power says against the tag's, is learnt
-/// from its links as it goes and profiled out of each step.
+/// (``DeviceOffset``), first what its adverts' measured power says against the tag's and what the
+/// store's phones have shown beyond their adverts (``OffsetCentre``), is learnt from its links as
+/// it goes and profiled out of each step.
 /// The device moves when a section holds `fingerprint_switch_odds` posterior odds over the current
 /// one (for `dwell_s`, when given). The levels are the engine's per-link Kalman estimates, the same
 /// the calibration samples.
@@ -38,11 +39,10 @@ struct FingerprintRule: EntryConsent {
         /// outside state the belief lasts across visits (the device leaves and comes back through
         /// it); otherwise it is one visit's.
         var belief: Belief?
-        /// The device's level against the walking tag's in a calibrated store, as its own links
-        /// there have shown it: it outlasts the belief (a device that left comes back as loud).
-        var offset: (store: Int, offset: DeviceOffset)?
-        /// Whether that offset has taught the store's ``OffsetCentre``: once per device and store.
-        var taughtCentre = false
+        /// The device's level against the walking tag's in the calibrated store it was last heard
+        /// in, as its own links there have shown it: it outlasts the belief (a device that left
+        /// comes back as loud); and whether it has taught the store's ``OffsetCentre`` yet (once).
+        var offset: (store: Int, offset: DeviceOffset, taught: Bool)?
     }
 
     /// The forward filter's belief about a device and one calibrated store.
@@ -132,13 +132,12 @@ struct FingerprintRule: EntryConsent {
         }
         if evidence.standing == .entering && model.outside == nil { state.belief = nil }
         if state.belief?.store != evidence.store { state.belief = nil }
-        let known = state.offset.flatMap { $0.store == evidence.store ? $0.offset : nil }
-        if known == nil { state.taughtCentre = false }
-        var offset = known ?? expectedOffset(evidence, model: model)
+        let kept = state.offset.flatMap { $0.store == evidence.store ? $0 : nil }
+        var offset = kept?.offset ?? expectedOffset(evidence, model: model)
         let stepped = step(&state.belief, offset: &offset, model: model, walking: walking, evidence: evidence, at: time)
         // A device not heard yet in the store has not said how loud its adverts claim it is.
-        if known != nil || !evidence.links.isEmpty { state.offset = (evidence.store, offset) }
-        if known != nil { teachCentre(&state, offset: offset, evidence, model: model) }
+        if kept != nil || !evidence.links.isEmpty { state.offset = (evidence.store, offset, kept?.taught ?? false) }
+        if kept != nil { teachCentre(&state, evidence, model: model) }
         guard stepped != nil, let belief = state.belief else { return .stay }
         let p = belief.filter.belief
         let best = belief.filter.mostLikely(below: model.sectionCount)
@@ -204,13 +203,16 @@ struct FingerprintRule: EntryConsent {
     }
 
     /// Once a device's offset in the store is known (to ``OffsetCentre/knownSD``), it teaches the
-    /// store's centre how much louder than its adverts said it was — once per device and store.
-    private mutating func teachCentre(_ state: inout DeviceState, offset: DeviceOffset, _ evidence: SectionEvidence,
-                                      model: StoreFingerprints) {
-        guard !state.taughtCentre, !evidence.links.isEmpty,
-              offset.variance <= OffsetCentre.knownSD * OffsetCentre.knownSD else { return }
-        state.taughtCentre = true
-        centres[evidence.store].learn(surplus: offset.mean - advertised(evidence, model: model))
+    /// store's centre how much louder than its adverts said it was — once for each offset learnt
+    /// there. Not where its adverts claim more than ``DeviceOffset`` trusts (two spreads from the
+    /// tag's): such a claim says nothing of the store's phones.
+    private mutating func teachCentre(_ state: inout DeviceState, _ evidence: SectionEvidence, model: StoreFingerprints) {
+        guard deviceSpread > 0, let known = state.offset, !known.taught, !evidence.links.isEmpty,
+              known.offset.variance <= OffsetCentre.knownSD * OffsetCentre.knownSD else { return }
+        let claimed = advertised(evidence, model: model)
+        guard abs(claimed) <= 2 * deviceSpread else { return }
+        state.offset?.taught = true
+        centres[evidence.store].learn(surplus: known.offset.mean - claimed)
     }
 
     /// A move was made at `time`: the fallback's sum and the belief's leader start again.
