@@ -13,13 +13,17 @@ struct DeviceOffset: Sendable {
     /// pocket), σ dB: what a step's evidence may differ from the device's own offset by.
     static let holdSD = 2.0
 
+    /// How far from the tag's level, in spreads, a device is expected at most: an advert that
+    /// claims more is more likely wrong than the device so far from the rest.
+    static let trustedSpreads = 2.0
+
     /// A device not heard yet, among devices that differ from the tag by `spread` (σ, dB), expected
     /// `expected` dB louder than the tag (what its adverts' measured power says against the tag's),
-    /// within two spreads: an advert that claims more is more likely wrong than the device so far
-    /// from the rest.
+    /// within ``trustedSpreads``.
     init(spread: Double, expected: Double = 0) {
         variance = spread * spread
-        if spread > 0 { mean = min(max(expected, -2 * spread), 2 * spread) }
+        let trusted = Self.trustedSpreads * spread
+        if spread > 0 { mean = min(max(expected, -trusted), trusted) }
     }
 
     /// The prior for one step's evidence: the belief, widened by ``holdSD``; nil when devices are

@@ -23,9 +23,10 @@ extension StoreFingerprints {
     /// `precisions`. Where a gateway sees a share a of the offset (``offsetShare``) the device is
     /// a·b louder: a fresh link at level l adds ln Φ(q + a·b/σ) − ln σ − ½((l − μ − a·b)/σ)²
     /// (q = Φ⁻¹(h): a louder device is heard more often), a gateway that missed the device
-    /// ln Φ(−q − a·b/σ) — neither under ``leastShare`` — and the prior −½((b − m)/s)². b is the weighted least-squares offset
-    /// shrunk towards the prior: b̂ = (Σ w·a·(l − μ) + m/s²) / (Σ w·a² + 1/s²), w = 1/σ² — but for
-    /// the outside state, where b is the prior's m. With b = 0 these are the terms of
+    /// ln Φ(−q − a·b/σ) — neither ln Φ under ``leastShare`` — and the prior −½((b − m)/s)². b is
+    /// the weighted least-squares offset shrunk towards the prior:
+    /// b̂ = (Σ w·a·(l − μ) + m/s²) / (Σ w·a² + 1/s²), w = 1/σ² — but for the outside state, where b
+    /// is the prior's m. With b = 0 these are the terms of
     /// ``logLikelihood(links:missed:into:)``.
     func logLikelihood(links: [FreshLink], missed: [MissedGateway], prior: OffsetPrior,
                        into logLikelihood: inout [Double], offsets: inout [Double], precisions: inout [Double]) {

@@ -204,13 +204,13 @@ struct FingerprintRule: EntryConsent {
 
     /// Once a device's offset in the store is known (to ``OffsetCentre/knownSD``), it teaches the
     /// store's centre how much louder than its adverts said it was — once for each offset learnt
-    /// there. Not where its adverts claim more than ``DeviceOffset`` trusts (two spreads from the
-    /// tag's): such a claim says nothing of the store's phones.
+    /// there. Not where its adverts claim more than ``DeviceOffset/trustedSpreads`` from the tag's:
+    /// such a claim says nothing of the store's phones.
     private mutating func teachCentre(_ state: inout DeviceState, _ evidence: SectionEvidence, model: StoreFingerprints) {
         guard deviceSpread > 0, let known = state.offset, !known.taught, !evidence.links.isEmpty,
               known.offset.variance <= OffsetCentre.knownSD * OffsetCentre.knownSD else { return }
         let claimed = advertised(evidence, model: model)
-        guard abs(claimed) <= 2 * deviceSpread else { return }
+        guard abs(claimed) <= DeviceOffset.trustedSpreads * deviceSpread else { return }
         state.offset?.taught = true
         centres[evidence.store].learn(surplus: known.offset.mean - claimed)
     }
