@@ -38,20 +38,47 @@ enum Command {
         }
     }
 
-    /// A loopback TCP port that nothing listens on right now: bind port 0, read the port the
-    /// kernel chose, close. Another process could take it before it is used; the harness
-    /// retries a start that fails with "address in use".
+    /// A loopback TCP port that nothing is bound to right now, chosen at random below the kernel's
+    /// ephemeral range. A port `bind(0)` hands out lies in that range, from which every outgoing
+    /// connection of the parallel tests also takes its source port: one did take such a port
+    /// before the child given it could listen there. Another test may still choose the same
+    /// port (about one chance in ten thousand); the broker harness retries a start that fails with
+    /// "address in use". Where the ephemeral range leaves too little below it, `bind(0)`.
     static func freePort() throws -> Int {
+        if let ephemeral = ephemeralRange, ephemeral.lowerBound > 12_000 {
+            for _ in 0..<100 {
+                let port = Int.random(in: 10_000..<ephemeral.lowerBound)
+                if try bound(port: port) != nil { return port }
+            }
+        }
+        guard let port = try bound(port: 0) else { throw POSIXError(.EADDRINUSE) }
+        return port
+    }
+
+    /// The kernel's ephemeral port range, where Linux says it.
+    static let ephemeralRange: ClosedRange<Int>? = {
+        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8) else { return nil }
+        let bounds = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] <= bounds[1] else { return nil }
+        return bounds[0]...bounds[1]
+    }()
+
+    /// Binds a socket to 127.0.0.1:`port` (0: one the kernel chooses) and closes it: the port
+    /// bound, or nil when it is in use.
+    private static func bound(port: Int) throws -> Int? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
+        var address = loopback(port: port)
+        let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard result == 0 else {
+            if errno == EADDRINUSE { return nil }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
