@@ -21,7 +21,9 @@ struct Calibrate: ParsableCommand {
             Only the stores whose calibration is better held out — for the tag that walked and for other phones, heard \
             louder and quieter — are written; the others keep the chain's rule (--write-all writes them too). \
             Several walks (several traces, several --truth files) and several tags (--device, once per tag) may be given: \
-            with two tags or more, each tag's walk is scored on the fingerprints learnt from the others'.
+            with two tags or more, each tag's walk is scored on the fingerprints learnt from the others'. \
+            A recording of the stores' ordinary traffic (--traffic) says how much louder than the tag their phones are: \
+            the walk is then scored as those phones, and the figure written for the rule.
             A bad chain exits 78; a truth or trace that cannot be read, is damaged (as replay says) or does not fit the chain and the walk, 65.
             """)
 
@@ -33,6 +35,9 @@ struct Calibrate: ParsableCommand {
 
     @Option(help: "The walk's tag, as the aggregator names it; once per tag (default: the one device the truths name).")
     var device: [String] = []
+
+    @Option(help: "A recording of the stores' ordinary traffic (as the traces, no truth): how loud their phones are against the tag is measured on it; once per recording.")
+    var traffic: [String] = []
 
     @Flag(help: "Write every store's fingerprints, also those not better held out than the chain's rule.")
     var writeAll = false
@@ -102,12 +107,42 @@ struct Calibrate: ParsableCommand {
         let samples = sampled.flatMap(\.samples)
         let names = walks.tags.map(\.rawValue).joined(separator: ", ")
         let comment = "Learnt by beacon-aggregator calibrate from the walk of \(names) in \(truth.joined(separator: ", ")) (\(traces.joined(separator: ", "))): \(samples.count) samples of \(WalkSampler.interval) ms, \(Self.time(samples.map(\.time).min())) to \(Self.time(samples.map(\.time).max()))."
-        let learnt = WalkCalibration.learn(chain: chain, samples: samples, comment: comment)
-        let assessment = try CalibrationAssessment.assess(config: chainConfig, recording: recording, walks: sampled, calibration: learnt, parts: parts)
+        var learnt = WalkCalibration.learn(chain: chain, samples: samples, comment: comment)
+        let measured = try measureTraffic(chain: chain, scheme: scheme, walk: batches, truth: changes, tags: walks.tags, learnt: &learnt)
+        let assessment = try CalibrationAssessment.assess(config: chainConfig, recording: recording, walks: sampled, calibration: learnt, parts: parts,
+                                                          traffic: measured)
         let stores = learnt.stores.map { "\($0.major)" }.joined(separator: ", ")
         print("fingerprints learnt for store(s) \(stores) from \(samples.count) samples (\(String(format: "%.1f", Double(samples.count) * 0.5 / 60)) min) of \(names)")
         assessment.lines().forEach { print($0) }
         try write(learnt, switchingOn: writeAll ? learnt.stores.map { StoreNumber($0.major) } : assessment.storesToSwitchOn)
+    }
+
+    /// How loud each walked store's phones are against the tag, on the `--traffic` recordings
+    /// (``TrafficLevels``), written into `learnt` as each store's `phones_offset_db`; a store with
+    /// too little traffic to tell is named, and keeps none.
+    func measureTraffic(chain: Chain, scheme: TopicScheme, walk: [SimulatedBatch], truth: [TruthChange], tags: [DeviceID],
+                        learnt: inout Calibration) throws -> [TrafficLevels.StoreOffset] {
+        guard !traffic.isEmpty else { return [] }
+        var batches: [SimulatedBatch] = []
+        for path in traffic {
+            let mine = try readTrace(path, scheme: scheme)
+            guard !mine.isEmpty else {
+                throw CalibrationError(file: path, reason: "no sightings batch under \(topicRoot)/sightings/: --traffic takes what the edges published, as the walk's traces")
+            }
+            batches += mine
+        }
+        let powers = Dictionary(uniqueKeysWithValues: learnt.stores.compactMap { store in store.tagMeasuredPower.map { (StoreNumber(store.major), $0) } })
+        let measured = TrafficLevels.measure(chain: chain, walk: walk, truth: truth, tags: tags, traffic: batches, tagPowers: powers,
+                                             trusted: chain.tuning.trustedClaimDB)
+        for i in learnt.stores.indices {
+            let major = StoreNumber(learnt.stores[i].major)
+            if let store = measured.first(where: { $0.major == major }) {
+                learnt.stores[i].phonesOffset = store.offset
+            } else {
+                print("note: store \(major): too little traffic in \(traffic.joined(separator: ", ")) to measure its phones against the tag (at least \(TrafficLevels.minimumPhones) phones, and \(TrafficLevels.minimumGateways) gateways each the strongest for \(TrafficLevels.minimumSeconds) s of the tag's walk and of the phones'); it learns it from its phones once switched on")
+            }
+        }
+        return measured
     }
 
     /// Writes the stores of `learnt` in `stores` (merged with what the output file already has),

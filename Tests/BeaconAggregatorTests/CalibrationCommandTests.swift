@@ -161,6 +161,45 @@ struct CalibrationCommandTests {
         #expect(run.output.contains("no calibration written") == keep, "\(run.output)")
     }
 
+    @Test("a recording of the store's traffic says how loud its phones are against the tag, and is written for the rule")
+    func traffic() async throws {
+        let folder = try Self.site(calibration: "calibration.json")
+        let path = { folder.appendingPathComponent($0).path }
+        // Six phones that went where the tag went, each heard 6 dB louder: the traffic has no truth.
+        var lines: [String] = []
+        for line in try String(contentsOfFile: path("walk.txt"), encoding: .utf8).split(separator: "\n") {
+            let (topic, payload) = (line.prefix { $0 != " " }, line.drop { $0 != " " }.dropFirst())
+            for n in 1...6 {
+                var batch = try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])
+                let sightings = try #require(batch["sightings"] as? [[String: Any]])
+                batch["sightings"] = try sightings.map { sighting in
+                    var moved = sighting
+                    moved["dev"] = "ib-\(Fixture.uuid)-9-\(n)"
+                    moved["rssi"] = try #require(sighting["rssi"] as? Int) + 6
+                    return moved
+                }
+                lines.append("\(topic) " + String(decoding: try JSONSerialization.data(withJSONObject: batch), as: UTF8.self))
+            }
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path("traffic.txt"), atomically: true, encoding: .utf8)
+        let run = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", path("chain.json"), "--truth", path("walk.jsonl"), "--traffic", path("traffic.txt"),
+            "--output", path("calibration.json"), "--write-all", path("walk.txt"),
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("store 1: its phones in the traffic: +6.0 dB against the tag"), "\(run.output)")
+        #expect(run.output.contains("as other phones are heard (the same data +0, +6 and +12 dB: its phones' level, and 6 dB either side)"), "\(run.output)")
+        let learnt = try Calibration.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path("calibration.json")))))
+        #expect(learnt.stores[0].phonesOffset == 6)
+        // Traffic that is not the edges' batches is refused with its name.
+        try "beaconnet/events/1/enter {}\n".write(toFile: path("events.txt"), atomically: true, encoding: .utf8)
+        let refused = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", path("chain.json"), "--truth", path("walk.jsonl"), "--traffic", path("events.txt"), path("walk.txt"),
+        ])
+        #expect(refused.status == ExitStatus.dataError.rawValue && refused.output.contains("events.txt") && refused.output.contains("--traffic"),
+                "\(refused.output)")
+    }
+
     @Test("two tags walked: each tag's walk is scored on the fingerprints learnt from the other's")
     func twoTags() async throws {
         let folder = try Self.site(calibration: "calibration.json")

@@ -56,9 +56,12 @@ struct OffsetCentreTests {
 
     /// The transitions of a phone first heard in section 10's door picture 10 dB down — what the tag
     /// sounds like just outside — after `before` phones as quiet have each stood 30 s in section 20;
-    /// every advert claims the tag's measured power.
-    func doorTransitions(after before: Int) throws -> [String] {
-        var d = Driver(AggregationEngine(chain: try MeasuredPowerTests.config(tagPower: -59)))
+    /// every advert claims the tag's measured power; `measured` the calibration's `phones_offset_db`.
+    func doorTransitions(after before: Int, measured: Double? = nil) throws -> [String] {
+        var config = CalibrationFixture.configWithOutside()
+        config.calibration?.stores[0].tagMeasuredPower = -59
+        config.calibration?.stores[0].phonesOffset = measured
+        var d = Driver(AggregationEngine(chain: try config.resolve()))
         var t = t0
         for n in 0..<before {
             let phone = try DeviceID("ib-\(Fixture.uuid)-8-\(n + 1)")
@@ -79,5 +82,22 @@ struct OffsetCentreTests {
         #expect(try doorTransitions(after: 0).isEmpty, "the first quiet phone at the door is taken for the tag outside")
         #expect(try doorTransitions(after: 2).isEmpty, "two phones do not make a store's centre")
         #expect(try doorTransitions(after: 3).prefix(2) == ["enter 1", "enter 1/10"])
+    }
+
+    @Test("where the store's traffic showed its phones 10 dB quieter than the tag, the first as quiet is let in at the door")
+    func measuredCentre() throws {
+        #expect(try doorTransitions(after: 0, measured: -10).prefix(2) == ["enter 1", "enter 1/10"])
+        #expect(try doorTransitions(after: 0, measured: 0).isEmpty, "phones measured as loud as the tag: the quiet one is the tag outside")
+        let seeded = OffsetCentre(measured: -10)
+        #expect(seeded.centre == -10 && seeded.count == OffsetCentre.memory, "weighed as a full memory of phones")
+        var moved = seeded
+        moved.learn(surplus: 10)
+        #expect(moved.centre == -9, "each phone after moves it a twentieth of the way")
+    }
+
+    @Test("the phones' measured offset reads back from the file written; out of range it is refused at its path")
+    func file() throws {
+        try expectStoreValueReadsBack({ $0.phonesOffset = -5.5 }, key: "phones_offset_db", written: "-5.5",
+                                      refused: [("-31.0", "is not -30…30"), ("30.5", "is not -30…30"), ("\"loud\"", "expected a number")])
     }
 }

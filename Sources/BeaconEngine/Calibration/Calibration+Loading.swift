@@ -68,6 +68,9 @@ extension Calibration {
             if let power = store.tagMeasuredPower, !(power.isFinite && Self.measuredPowerRange.contains(power)) {
                 issue("\(path).tag_measured_power_dbm", "\(power) dBm is not a measured power the wire carries (-127…20)")
             }
+            if let offset = store.phonesOffset, !(offset.isFinite && Self.phonesOffsetRange.contains(offset)) {
+                issue("\(path).phones_offset_db", "\(offset) dB is not -30…30: measure the store's traffic again (calibrate --traffic)")
+            }
         }
         return issues
     }
@@ -131,9 +134,11 @@ extension Calibration.Store {
         let outside = o.member("outside")?.array { $0.object { Calibration.OutsideFingerprint(reading: &$0) } }
         let walkingChange = o.optional("walking_change_db2_per_s", as: Double.self)
         let tagMeasuredPower = o.optional("tag_measured_power_dbm", as: Double.self)
+        let phonesOffset = o.optional("phones_offset_db", as: Double.self)
         o.comment()
         guard let major, let fingerprints else { return nil }
-        self.init(major: major, fingerprints: fingerprints, outside: outside, walkingChange: walkingChange, tagMeasuredPower: tagMeasuredPower)
+        self.init(major: major, fingerprints: fingerprints, outside: outside, walkingChange: walkingChange, tagMeasuredPower: tagMeasuredPower,
+                  phonesOffset: phonesOffset)
     }
 }
 

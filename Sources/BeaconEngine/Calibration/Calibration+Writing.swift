@@ -14,6 +14,7 @@ extension Calibration {
             lines.append("      \"major\": \(store.major),")
             if let change = store.walkingChange { lines.append("      \"walking_change_db2_per_s\": \(change),") }
             if let power = store.tagMeasuredPower { lines.append("      \"tag_measured_power_dbm\": \(power),") }
+            if let offset = store.phonesOffset { lines.append("      \"phones_offset_db\": \(offset),") }
             lines.append("      \"fingerprints\": [")
             for (j, f) in store.fingerprints.enumerated() {
                 var fields = [

@@ -50,19 +50,27 @@ public struct Calibration: Codable, Sendable, Equatable {
         /// say it is louder or quieter than this to be heard so until its own links say otherwise;
         /// without it every device is expected to be heard as the tag was.
         public var tagMeasuredPower: Double?
+        /// `phones_offset_db` (optional): how much louder than the walking tag the store's phones
+        /// were heard, beyond what their adverts' measured power says, dB (−30…30): measured by
+        /// `calibrate --traffic` from a recording of the store's ordinary traffic. The `fingerprint`
+        /// rule expects a new phone this much louder, as it would once the store's own phones had
+        /// shown it; without it, it starts from the tag's level and learns it from the phones.
+        public var phonesOffset: Double?
 
         /// A store's fingerprints.
         public init(major: Int, fingerprints: [Fingerprint], outside: [OutsideFingerprint]? = nil, walkingChange: Double? = nil,
-                    tagMeasuredPower: Double? = nil) {
+                    tagMeasuredPower: Double? = nil, phonesOffset: Double? = nil) {
             self.major = major
             self.fingerprints = fingerprints
             self.outside = outside
             self.walkingChange = walkingChange
             self.tagMeasuredPower = tagMeasuredPower
+            self.phonesOffset = phonesOffset
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case major, fingerprints, outside, walkingChange = "walking_change_db2_per_s", tagMeasuredPower = "tag_measured_power_dbm"
+            case phonesOffset = "phones_offset_db"
         }
     }
 
@@ -111,6 +119,9 @@ public struct Calibration: Codable, Sendable, Equatable {
     public static let walkingChangeRange: ClosedRange<Double> = 0.01...1000
     /// The range of `tag_measured_power_dbm`: what the wire carries as an advert's measured power.
     public static let measuredPowerRange: ClosedRange<Double> = -127...20
+    /// The range of `phones_offset_db`: phones differ from one another by several dB, from a tag
+    /// by more only when the tag is not a phone's kind of radio at all.
+    public static let phonesOffsetRange: ClosedRange<Double> = -30...30
     /// The range of `mean_dbm`: what a receiver can report.
     public static let meanRange: ClosedRange<Double> = -127...20
 }

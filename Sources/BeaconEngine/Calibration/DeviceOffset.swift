@@ -43,3 +43,10 @@ struct DeviceOffset: Sendable {
         variance = updated
     }
 }
+
+extension Tuning {
+    /// How far from the walking tag's, dB, a device's adverts' measured power is believed
+    /// (``DeviceOffset/trustedSpreads`` of `device_spread_db`): a claim beyond says nothing of
+    /// the phones' level.
+    public var trustedClaimDB: Double { DeviceOffset.trustedSpreads * deviceSpreadDB }
+}

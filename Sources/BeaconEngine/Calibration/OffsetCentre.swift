@@ -12,6 +12,16 @@ struct OffsetCentre: Sendable, Equatable {
     /// How many phones it is the mean of, up to ``memory``.
     private(set) var count = 0
 
+    /// A store's centre: nothing known, or `measured` (dB) on the store's traffic by `calibrate`
+    /// — the phones of a recording, each heard for a while: weighed as ``memory`` phones, so the
+    /// store's phones move it as they would a centre they had taught.
+    init(measured: Double? = nil) {
+        if let measured {
+            mean = measured
+            count = Self.memory
+        }
+    }
+
     /// Phones weighed in full: few enough to follow a store whose phones change with the time of
     /// day, enough that one odd phone moves the centre by a twentieth of its oddity.
     static let memory = 20

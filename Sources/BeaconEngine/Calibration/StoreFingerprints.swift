@@ -20,9 +20,8 @@ public struct StoreFingerprints: Sendable {
     /// How fast a walking device's levels change in the store, dB²/s (``Movement``); nil when the
     /// calibration does not say, and every second of evidence counts in full.
     let walkingChange: Double?
-    /// The measured power the walking tag's adverts carried, dBm; nil when the calibration does
-    /// not say, and every device is expected as loud as the tag (``DeviceOffset``).
-    let tagMeasuredPower: Double?
+    /// How loud a phone not heard yet is expected against the tag.
+    let phones: PhoneExpectation
     /// Per `[gateway × stateCount + state]`: the fingerprint's mean, dBm.
     let mean: [Double]
     /// Per `[gateway × stateCount + state]`: 1 / its standard deviation, 1/dB.
@@ -52,7 +51,7 @@ public struct StoreFingerprints: Sendable {
         let gateways = chain.stores[index].gateways
         self.sections = sections
         walkingChange = store.walkingChange
-        tagMeasuredPower = store.tagMeasuredPower
+        phones = PhoneExpectation(tagMeasuredPower: store.tagMeasuredPower, phonesOffset: store.phonesOffset)
         let outside = store.outside.map { _ in sections.count }
         self.outside = outside
         let states = sections.count + (outside == nil ? 0 : 1)

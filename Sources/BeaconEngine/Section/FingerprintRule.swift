@@ -112,7 +112,7 @@ struct FingerprintRule: EntryConsent {
         switchOdds = chain.tuning.fingerprintSwitchOdds
         forgetAfter = chain.tuning.outsideStaySeconds
         deviceSpread = chain.tuning.deviceSpreadDB
-        centres = Array(repeating: OffsetCentre(), count: chain.stores.count)
+        centres = models.map { OffsetCentre(measured: $0?.phones.phonesOffset) }
     }
 
     /// Every link is weighed where some store is calibrated.
@@ -198,7 +198,7 @@ struct FingerprintRule: EntryConsent {
     /// How much louder than the tag a device's adverts say it is: their measured power less the
     /// tag's, where the calibration says what the tag's was; else 0.
     private func advertised(_ evidence: SectionEvidence, model: StoreFingerprints) -> Double {
-        guard let tag = model.tagMeasuredPower, let power = evidence.links.first?.power else { return 0 }
+        guard let tag = model.phones.tagMeasuredPower, let power = evidence.links.first?.power else { return 0 }
         return power - tag
     }
 

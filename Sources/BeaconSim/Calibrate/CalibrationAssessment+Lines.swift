@@ -17,15 +17,25 @@ extension CalibrationAssessment {
             } else {
                 lines.append("store \(store.major): the walk is too short to hold part of it out; record a second walk and compare with beacon-aggregator replay and beacon-sim evaluate")
             }
+            if let traffic = store.traffic {
+                lines.append(String(format: "store %d: its phones in the traffic: %+.1f dB against the tag (±%.1f dB; %d gateways, %d phones)",
+                                    Int(store.major), traffic.offset, traffic.standardError, traffic.gateways, traffic.phones))
+            }
             if let phones = store.otherPhones {
-                let offsets = Self.otherPhoneOffsets.map { String(format: "%+d", $0) }.joined(separator: " and ")
-                lines.append("store \(store.major), held out, as other phones are heard (the same data \(offsets) dB): what to expect for shoppers' phones:")
+                let offsets = Self.listed(store.phoneOffsets.map { String(format: "%+d", $0) })
+                let whose = store.traffic == nil ? "" : ": its phones' level, and 6 dB either side"
+                lines.append("store \(store.major), held out, as other phones are heard (the same data \(offsets) dB\(whose)): what to expect for shoppers' phones:")
                 lines.append(contentsOf: Self.comparison(phones, baseline: rule))
             }
             lines.append(contentsOf: warnings(store))
             lines.append(Self.verdictLine(store))
         }
         return lines
+    }
+
+    /// `a and b`, `a, b and c`.
+    static func listed(_ items: [String]) -> String {
+        items.count <= 2 ? items.joined(separator: " and ") : items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
     }
 
     /// The stores whose calibration should be switched on.

@@ -31,8 +31,13 @@ public struct CalibrationAssessment: Sendable {
         public var walk: Comparison
         /// Held out, when the walks are long enough to split.
         public var heldOut: Comparison?
-        /// The held-out data as other phones would send it (``otherPhoneOffsets``).
+        /// The held-out data as other phones would send it (``otherPhoneOffsets`` from the tag, or
+        /// from the store's phones when its traffic was measured: ``phoneOffsets``).
         public var otherPhones: Comparison?
+        /// The offsets, dB against the tag, the other phones were scored at.
+        public var phoneOffsets = CalibrationAssessment.otherPhoneOffsets
+        /// What the store's traffic said of its phones, when it was measured.
+        public var traffic: TrafficLevels.StoreOffset?
 
         /// Whether to switch the calibration on for the store (``Verdict``).
         public var verdict: Verdict { Verdict(heldOut: heldOut, otherPhones: otherPhones) }
@@ -50,14 +55,28 @@ public struct CalibrationAssessment: Sendable {
     /// phones differ from a tag by several dB (docs/TUNING.md, "Devices").
     public static let otherPhoneOffsets = [-6, 6]
 
+    /// The offsets other phones are scored at in a store whose `traffic` was measured: its
+    /// phones' level, and as far either side of it as ``otherPhoneOffsets`` lie either side of
+    /// the tag's.
+    static func phoneOffsets(_ traffic: TrafficLevels.StoreOffset?) -> [Int] {
+        guard let traffic else { return otherPhoneOffsets }
+        let centre = Int(traffic.offset.rounded())
+        return ([0] + otherPhoneOffsets).map { $0 + centre }.sorted()
+    }
+
     /// Replays `recording` with the uncalibrated rule and with `calibration`, and with one
     /// calibration per held-out fold — as the walking tags and as other phones. `walks` are the
-    /// walking tags with their samples; `parts` the time spans of the walk's separate recordings.
+    /// walking tags with their samples; `parts` the time spans of the walk's separate recordings;
+    /// `traffic` what the stores' traffic said of their phones (``TrafficLevels``), where measured.
     public static func assess(config: ChainConfig, recording: Recording, walks: [(device: DeviceID, samples: [WalkSample])],
-                              calibration: Calibration, parts: [ClosedRange<Int64>] = []) throws -> CalibrationAssessment {
+                              calibration: Calibration, parts: [ClosedRange<Int64>] = [],
+                              traffic: [TrafficLevels.StoreOffset] = []) throws -> CalibrationAssessment {
         let chain = try WalkCalibration.uncalibrated(config).resolve()
         let folds = HeldOutFolds.split(walks, recording: recording, parts: parts)
-        let replays = try CalibrationReplays(config: config, recording: recording, calibration: calibration, chain: chain, folds: folds?.folds ?? [])
+        let measured = Dictionary(uniqueKeysWithValues: traffic.map { ($0.major, $0) })
+        let offsets = otherPhoneOffsets + traffic.flatMap { phoneOffsets($0) }
+        let replays = try CalibrationReplays(config: config, recording: recording, calibration: calibration, chain: chain,
+                                             folds: folds?.folds ?? [], offsets: offsets)
         let samples = walks.flatMap(\.samples)
         var stores: [StoreFigures] = []
         for store in calibration.stores {
@@ -67,9 +86,11 @@ public struct CalibrationAssessment: Sendable {
             let outside = samples.filter { $0.place == .outside(store: index) }.count
             var figures = StoreFigures(major: major, baseline: chain.tuning.rule, sectionSamples: counts, outsideSamples: outside,
                                        walkingChange: store.walkingChange, walk: replays.whole(recording: recording, walks: walks, store: major))
+            figures.traffic = measured[major]
+            figures.phoneOffsets = phoneOffsets(measured[major])
             if let folds {
                 figures.heldOut = replays.heldOut(folds.folds, recording: recording, store: major, offset: 0)
-                figures.otherPhones = replays.heldOut(folds.folds, recording: recording, store: major, offsets: otherPhoneOffsets)
+                figures.otherPhones = replays.heldOut(folds.folds, recording: recording, store: major, offsets: figures.phoneOffsets)
             }
             stores.append(figures)
         }

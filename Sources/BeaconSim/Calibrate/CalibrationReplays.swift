@@ -3,7 +3,7 @@ import BeaconEngine
 
 /// The replays a ``CalibrationAssessment`` scores: the walk with the uncalibrated rule and with the
 /// calibration, and with each held-out fold's calibration — each also as other phones would be
-/// heard (the walk's levels moved by ``CalibrationAssessment/otherPhoneOffsets``).
+/// heard (the walk's levels moved by each of `offsets`).
 struct CalibrationReplays {
     /// Per offset (dB), what the uncalibrated rule reported.
     let before: [Int: [ReportedTransition]]
@@ -14,8 +14,10 @@ struct CalibrationReplays {
     /// The truth the replays are scored against.
     let truth: [TruthChange]
 
-    init(config: ChainConfig, recording: Recording, calibration: Calibration, chain: Chain, folds: [HeldOutFolds.Fold]) throws {
-        let offsets = [0] + CalibrationAssessment.otherPhoneOffsets
+    init(config: ChainConfig, recording: Recording, calibration: Calibration, chain: Chain, folds: [HeldOutFolds.Fold], offsets otherOffsets: [Int]) throws {
+        let offsets = Array(Set([0] + otherOffsets)).sorted()
+        // What the store's traffic said of its phones holds for every fold: it is not the walk's.
+        let phones = Dictionary(uniqueKeysWithValues: calibration.stores.map { ($0.major, $0.phonesOffset) })
         var before: [Int: [ReportedTransition]] = [:]
         for offset in offsets {
             before[offset] = try InProcessRun.replay(chain: WalkCalibration.uncalibrated(config), recording: recording.shifted(by: offset)).reported
@@ -23,7 +25,8 @@ struct CalibrationReplays {
         self.before = before
         after = try InProcessRun.replay(chain: WalkCalibration.calibrated(config, with: calibration), recording: recording).reported
         self.folds = try folds.map { fold in
-            let learnt = WalkCalibration.learn(chain: chain, samples: fold.training)
+            var learnt = WalkCalibration.learn(chain: chain, samples: fold.training)
+            for i in learnt.stores.indices { learnt.stores[i].phonesOffset = phones[learnt.stores[i].major] ?? nil }
             var reported: [Int: [ReportedTransition]] = [:]
             for offset in offsets {
                 reported[offset] = try InProcessRun.replay(chain: WalkCalibration.calibrated(config, with: learnt),

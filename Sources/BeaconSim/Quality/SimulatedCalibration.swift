@@ -46,6 +46,19 @@ public struct SimulatedCalibration: Sendable {
         return WalkCalibration.learn(chain: resolved, samples: WalkSampler.samples(chain: resolved, recording: recording, device: device))
     }
 
+    /// The shoppers of `seed` on the site as the edges publish them, without their truth: a
+    /// recording of the stores' ordinary traffic, as `calibrate --traffic` reads one.
+    public func traffic(seed: UInt64) throws -> [SimulatedBatch] {
+        var config = SimulationConfig()
+        config.seed = seed
+        config.siteSeed = siteSeed
+        config.duration = duration
+        var simulation = try Simulation(chain: try chain.resolve(), config: config)
+        var batches: [SimulatedBatch] = []
+        for _ in 0..<Int(config.duration / config.batchWindow) { batches += simulation.nextWindow().batches }
+        return batches
+    }
+
     /// The shoppers of `seed` on the site, with the uncalibrated default and with `calibration`,
     /// each decided with `tuning` (its rule set per side; the chain's own when nil).
     public func score(seed: UInt64, calibration: Calibration, tuning: Tuning? = nil) throws -> (before: EvaluationReport, after: EvaluationReport) {
