@@ -108,9 +108,10 @@ struct Calibrate: ParsableCommand {
         let names = walks.tags.map(\.rawValue).joined(separator: ", ")
         let comment = "Learnt by beacon-aggregator calibrate from the walk of \(names) in \(truth.joined(separator: ", ")) (\(traces.joined(separator: ", "))): \(samples.count) samples of \(WalkSampler.interval) ms, \(Self.time(samples.map(\.time).min())) to \(Self.time(samples.map(\.time).max()))."
         var learnt = WalkCalibration.learn(chain: chain, samples: samples, comment: comment)
-        let measured = try measureTraffic(chain: chain, scheme: scheme, walk: batches, truth: changes, tags: walks.tags, learnt: &learnt)
+        let trafficBatches = try readTraffic(scheme: scheme)
+        let measured = measureTraffic(trafficBatches, chain: chain, walk: batches, truth: changes, tags: walks.tags, learnt: &learnt)
         let assessment = try CalibrationAssessment.assess(config: chainConfig, recording: recording, walks: sampled, calibration: learnt, parts: parts,
-                                                          traffic: measured)
+                                                          traffic: measured, trafficBatches: trafficBatches)
         let stores = learnt.stores.map { "\($0.major)" }.joined(separator: ", ")
         print("fingerprints learnt for store(s) \(stores) from \(samples.count) samples (\(String(format: "%.1f", Double(samples.count) * 0.5 / 60)) min) of \(names)")
         assessment.lines().forEach { print($0) }
@@ -120,17 +121,9 @@ struct Calibrate: ParsableCommand {
     /// How loud each walked store's phones are against the tag, on the `--traffic` recordings
     /// (``TrafficLevels``), written into `learnt` as each store's `phones_offset_db`; a store with
     /// too little traffic to tell is named, and keeps none.
-    func measureTraffic(chain: Chain, scheme: TopicScheme, walk: [SimulatedBatch], truth: [TruthChange], tags: [DeviceID],
-                        learnt: inout Calibration) throws -> [TrafficLevels.StoreOffset] {
-        guard !traffic.isEmpty else { return [] }
-        var batches: [SimulatedBatch] = []
-        for path in traffic {
-            let mine = try readTrace(path, scheme: scheme)
-            guard !mine.isEmpty else {
-                throw CalibrationError(file: path, reason: "no sightings batch under \(topicRoot)/sightings/: --traffic takes what the edges published, as the walk's traces")
-            }
-            batches += mine
-        }
+    func measureTraffic(_ batches: [SimulatedBatch], chain: Chain, walk: [SimulatedBatch], truth: [TruthChange], tags: [DeviceID],
+                        learnt: inout Calibration) -> [TrafficLevels.StoreOffset] {
+        guard !batches.isEmpty else { return [] }
         let powers = Dictionary(uniqueKeysWithValues: learnt.stores.compactMap { store in store.tagMeasuredPower.map { (StoreNumber(store.major), $0) } })
         let measured = TrafficLevels.measure(chain: chain, walk: walk, truth: truth, tags: tags, traffic: batches, tagPowers: powers,
                                              trusted: chain.tuning.trustedClaimDB)
@@ -143,6 +136,20 @@ struct Calibrate: ParsableCommand {
             }
         }
         return measured
+    }
+
+    /// Every sightings batch of the `--traffic` recordings, in `sent` order (each gateway's in its
+    /// recorded order), read as the walk's traces are; a recording without one is refused.
+    func readTraffic(scheme: TopicScheme) throws -> [SimulatedBatch] {
+        var batches: [SimulatedBatch] = []
+        for path in traffic {
+            let mine = try readTrace(path, scheme: scheme)
+            guard !mine.isEmpty else {
+                throw CalibrationError(file: path, reason: "no sightings batch under \(topicRoot)/sightings/: --traffic takes what the edges published, as the walk's traces")
+            }
+            batches += mine
+        }
+        return batches.enumerated().sorted { ($0.element.sent, $0.offset) < ($1.element.sent, $1.offset) }.map(\.element)
     }
 
     /// Writes the stores of `learnt` in `stores` (merged with what the output file already has),

@@ -27,10 +27,19 @@ extension CalibrationAssessment {
                 lines.append("store \(store.major), held out, as other phones are heard (the same data \(offsets) dB\(whose)): what to expect for shoppers' phones:")
                 lines.append(contentsOf: Self.comparison(phones, baseline: rule))
             }
+            if let changes = store.trafficChanges, let line = Self.trafficLine(store.major, changes.before, changes.after) { lines.append(line) }
             lines.append(contentsOf: warnings(store))
             lines.append(Self.verdictLine(store))
         }
         return lines
+    }
+
+    /// How restless each rule was with the traffic's phones, or nil when no phone was reported in
+    /// the store.
+    static func trafficLine(_ major: StoreNumber, _ before: TrafficChanges, _ after: TrafficChanges) -> String? {
+        guard let rate = before.changesPerHour, let calibrated = after.changesPerHour else { return nil }
+        return String(format: "store %d, on its traffic (no truth): section changes per phone-hour %.0f → %.0f (%+.0f %%); back within a minute of leaving %d → %d (%.1f phone-hours)",
+                      Int(major), rate, calibrated, (calibrated / rate - 1) * 100, before.quickReturns, after.quickReturns, before.phoneHours)
     }
 
     /// `a and b`, `a, b and c`.

@@ -38,6 +38,8 @@ public struct CalibrationAssessment: Sendable {
         public var phoneOffsets = CalibrationAssessment.otherPhoneOffsets
         /// What the store's traffic said of its phones, when it was measured.
         public var traffic: TrafficLevels.StoreOffset?
+        /// How restless the uncalibrated rule and the calibration were with the traffic's phones.
+        public var trafficChanges: (before: TrafficChanges, after: TrafficChanges)?
 
         /// Whether to switch the calibration on for the store (``Verdict``).
         public var verdict: Verdict { Verdict(heldOut: heldOut, otherPhones: otherPhones) }
@@ -67,10 +69,11 @@ public struct CalibrationAssessment: Sendable {
     /// Replays `recording` with the uncalibrated rule and with `calibration`, and with one
     /// calibration per held-out fold — as the walking tags and as other phones. `walks` are the
     /// walking tags with their samples; `parts` the time spans of the walk's separate recordings;
-    /// `traffic` what the stores' traffic said of their phones (``TrafficLevels``), where measured.
+    /// `traffic` what the stores' traffic said of their phones (``TrafficLevels``), where measured,
+    /// and `trafficBatches` that traffic, replayed with both rules (``TrafficChanges``).
     public static func assess(config: ChainConfig, recording: Recording, walks: [(device: DeviceID, samples: [WalkSample])],
                               calibration: Calibration, parts: [ClosedRange<Int64>] = [],
-                              traffic: [TrafficLevels.StoreOffset] = []) throws -> CalibrationAssessment {
+                              traffic: [TrafficLevels.StoreOffset] = [], trafficBatches: [SimulatedBatch] = []) throws -> CalibrationAssessment {
         let chain = try WalkCalibration.uncalibrated(config).resolve()
         let folds = HeldOutFolds.split(walks, recording: recording, parts: parts)
         let measured = Dictionary(uniqueKeysWithValues: traffic.map { ($0.major, $0) })
@@ -78,6 +81,7 @@ public struct CalibrationAssessment: Sendable {
         let replays = try CalibrationReplays(config: config, recording: recording, calibration: calibration, chain: chain,
                                              folds: folds?.folds ?? [], offsets: offsets)
         let samples = walks.flatMap(\.samples)
+        let restless = trafficBatches.isEmpty ? [:] : try TrafficChanges.compare(config: config, calibration: calibration, traffic: trafficBatches)
         var stores: [StoreFigures] = []
         for store in calibration.stores {
             let major = StoreNumber(store.major)
@@ -87,6 +91,7 @@ public struct CalibrationAssessment: Sendable {
             var figures = StoreFigures(major: major, baseline: chain.tuning.rule, sectionSamples: counts, outsideSamples: outside,
                                        walkingChange: store.walkingChange, walk: replays.whole(recording: recording, walks: walks, store: major))
             figures.traffic = measured[major]
+            figures.trafficChanges = restless[major]
             figures.phoneOffsets = phoneOffsets(measured[major])
             if let folds {
                 figures.heldOut = replays.heldOut(folds.folds, recording: recording, store: major, offset: 0)

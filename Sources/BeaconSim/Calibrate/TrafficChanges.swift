@@ -1,0 +1,70 @@
+public import BeaconCore
+public import BeaconEngine
+
+/// How restless a rule is with a store's real phones, read from what it reports of a recording of
+/// the store's traffic, which has no truth: per store, section changes per hour a phone is
+/// reported in the store, and how often a phone reported out came back within
+/// ``quickReturn`` — a phone that walks out and straight back in is rare, one taken out while it
+/// stood inside is the usual reason. Compared between the uncalibrated rule and the calibration
+/// on the same traffic, more of either is flapping the walk cannot show: the walk's tag is not
+/// the phones.
+public struct TrafficChanges: Sendable, Equatable {
+    /// Hours phones were reported in the store.
+    public var phoneHours = 0.0
+    /// Section changes reported, the first section of each entry not counted.
+    public var sectionChanges = 0
+    /// Store exits followed by an entry of the same phone within ``quickReturn``.
+    public var quickReturns = 0
+
+    /// Section changes per phone-hour in the store; nil without any.
+    public var changesPerHour: Double? { phoneHours > 0 ? Double(sectionChanges) / phoneHours : nil }
+
+    /// How soon after an exit a phone's return counts as quick, ms.
+    public static let quickReturn: Int64 = 60_000
+
+    /// Per store, what `reported` (one replay's transitions, in time order) says; phones still in
+    /// a store at the end count until `end` (Unix ms).
+    public static func count(_ reported: [ReportedTransition], end: Int64) -> [StoreNumber: TrafficChanges] {
+        var out: [StoreNumber: TrafficChanges] = [:]
+        var since: [DeviceID: (store: StoreNumber, time: Int64, sectioned: Bool)] = [:]
+        var left: [DeviceID: (store: StoreNumber, time: Int64)] = [:]
+        for transition in reported {
+            let device = transition.device, store = transition.store
+            switch (transition.kind, transition.section) {
+            case (.enter, nil):
+                if let exit = left[device], exit.store == store, transition.time - exit.time <= quickReturn {
+                    out[store, default: TrafficChanges()].quickReturns += 1
+                }
+                since[device] = (store, transition.time, false)
+            case (.enter, .some):
+                guard let visit = since[device], visit.store == store else { continue }
+                if visit.sectioned { out[store, default: TrafficChanges()].sectionChanges += 1 }
+                since[device]?.sectioned = true
+            case (.exit, nil):
+                if let visit = since.removeValue(forKey: device), visit.store == store {
+                    out[store, default: TrafficChanges()].phoneHours += Double(transition.time - visit.time) / 3_600_000
+                }
+                left[device] = (store, transition.time)
+            case (.exit, .some):
+                continue
+            }
+        }
+        for (_, visit) in since where end > visit.time {
+            out[visit.store, default: TrafficChanges()].phoneHours += Double(end - visit.time) / 3_600_000
+        }
+        return out
+    }
+
+    /// The store's traffic replayed with the uncalibrated rule and with `calibration`: per store,
+    /// what each reports.
+    public static func compare(config: ChainConfig, calibration: Calibration, traffic: [SimulatedBatch]) throws
+        -> [StoreNumber: (before: TrafficChanges, after: TrafficChanges)] {
+        let end = traffic.map(\.sent).max() ?? 0
+        let recording = Recording(batches: traffic, truth: [], end: end)
+        let before = count(try InProcessRun.replay(chain: WalkCalibration.uncalibrated(config), recording: recording).reported, end: end)
+        let after = count(try InProcessRun.replay(chain: WalkCalibration.calibrated(config, with: calibration), recording: recording).reported, end: end)
+        var out: [StoreNumber: (before: TrafficChanges, after: TrafficChanges)] = [:]
+        for store in Set(before.keys).union(after.keys) { out[store] = (before[store] ?? TrafficChanges(), after[store] ?? TrafficChanges()) }
+        return out
+    }
+}
