@@ -34,5 +34,53 @@ struct TrafficChangesTests {
         #expect(two.sectionChanges == 1 && two.quickReturns == 0 && two.phoneHours == 1)
         #expect(two.changesPerHour == 1)
         #expect(TrafficChanges().changesPerHour == nil)
+        #expect(one.changesByPhone == [a: 2] && two.changesByPhone == [b: 1])
+    }
+
+    /// Phones that each changed `counts[i]` times.
+    func traffic(_ counts: [Int]) throws -> TrafficChanges {
+        var out = TrafficChanges()
+        for (i, count) in counts.enumerated() { out.changesByPhone[try DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-9-\(i + 1)")] = count }
+        return out
+    }
+
+    @Test("a surplus is judged against how much the phones' own differences vary, each phone against itself")
+    func surplus() throws {
+        // Every phone one change more: a surplus of 4 that no phone contradicts.
+        let steady = try #require(TrafficChanges.surplus(of: traffic([3, 1, 11, 1]), over: traffic([2, 0, 10, 0])))
+        #expect(steady.changes == 4 && steady.phones == 4 && steady.standardError == 0 && steady.isBeyondChance)
+        // The same surplus of 4 from one phone that changed 10 more while another changed 6 fewer:
+        // differences 10, −6, 0, 0: a standard error of 2 × their standard deviation (√4 phones),
+        // 13.3 — the surplus is chance.
+        let noisy = try #require(TrafficChanges.surplus(of: traffic([12, 0, 5, 5]), over: traffic([2, 6, 5, 5])))
+        let differences = [10.0, -6, 0, 0], mean = 1.0
+        let sd = (differences.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 3).squareRoot()
+        #expect(noisy.changes == 4 && abs(noisy.standardError - sd * 2) < 1e-9 && !noisy.isBeyondChance, "\(noisy)")
+        // A phone only one rule reported counts as zero changes under the other.
+        var fewer = try traffic([1, 1])
+        fewer.changesByPhone.removeValue(forKey: try DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-9-2"))
+        #expect(TrafficChanges.surplus(of: try traffic([1, 3]), over: fewer)?.changes == 3)
+        #expect(TrafficChanges.surplus(of: try traffic([5]), over: try traffic([0])) == nil, "one phone says nothing of chance")
+    }
+
+    @Test("the verdict keeps the default where the calibration is more restless on the traffic than chance explains")
+    func verdict() throws {
+        var worse = EvaluationReport(), improved = EvaluationReport()
+        worse.sectionAccuracy = 0.80
+        improved.sectionAccuracy = 0.90
+        let better = CalibrationAssessment.Comparison(before: worse, after: improved)
+        #expect(Verdict(heldOut: better, otherPhones: better) == .switchOn)
+        #expect(Verdict(heldOut: better, otherPhones: better, traffic: (try traffic([2, 6, 5, 5]), try traffic([12, 0, 5, 5]))) == .switchOn)
+        let restless = Verdict(heldOut: better, otherPhones: better, traffic: (try traffic([2, 0, 10, 0]), try traffic([3, 1, 11, 1])))
+        guard case .keepDefault(let reason) = restless else {
+            Issue.record("\(restless)")
+            return
+        }
+        #expect(reason.contains("12 → 16 section changes of 4 phones"), "\(reason)")
+        var before = try traffic([2, 0, 10, 0]), after = try traffic([3, 1, 11, 1])
+        before.phoneHours = 2
+        after.phoneHours = 2
+        let line = try #require(CalibrationAssessment.trafficLine(7, before, after))
+        #expect(line.hasPrefix("store 7, on its traffic (no truth): 12 → 16 section changes of 4 phones (+33 % ± 0 % from phone to phone; 6 → 8 per phone-hour)"), "\(line)")
     }
 }

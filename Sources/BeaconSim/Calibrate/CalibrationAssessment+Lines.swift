@@ -35,11 +35,20 @@ extension CalibrationAssessment {
     }
 
     /// How restless each rule was with the traffic's phones, or nil when no phone was reported in
-    /// the store.
+    /// the store: the section changes of the same phones, with how much the phones' own
+    /// differences could make of the change (``TrafficChanges/Surplus``, what the verdict weighs),
+    /// and per hour a phone was in the store.
     static func trafficLine(_ major: StoreNumber, _ before: TrafficChanges, _ after: TrafficChanges) -> String? {
         guard let rate = before.changesPerHour, let calibrated = after.changesPerHour else { return nil }
-        return String(format: "store %d, on its traffic (no truth): section changes per phone-hour %.0f → %.0f (%+.0f %%); back within a minute of leaving %d → %d (%.1f phone-hours)",
-                      Int(major), rate, calibrated, (calibrated / rate - 1) * 100, before.quickReturns, after.quickReturns, before.phoneHours)
+        var changes = "\(before.sectionChanges) → \(after.sectionChanges) section changes"
+        if let surplus = TrafficChanges.surplus(of: after, over: before), before.sectionChanges > 0 {
+            let share = 100 / Double(before.sectionChanges)
+            changes += String(format: " of %d phones (%+.0f %% ± %.0f %% from phone to phone", surplus.phones, Double(surplus.changes) * share, surplus.standardError * share)
+        } else {
+            changes += " ("
+        }
+        return String(format: "store %d, on its traffic (no truth): %@; %.0f → %.0f per phone-hour); back within a minute of leaving %d → %d (%.1f phone-hours)",
+                      Int(major), changes, rate, calibrated, before.quickReturns, after.quickReturns, before.phoneHours)
     }
 
     /// `a and b`, `a, b and c`.

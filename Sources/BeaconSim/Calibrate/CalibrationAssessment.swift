@@ -42,7 +42,7 @@ public struct CalibrationAssessment: Sendable {
         public var trafficChanges: (before: TrafficChanges, after: TrafficChanges)?
 
         /// Whether to switch the calibration on for the store (``Verdict``).
-        public var verdict: Verdict { Verdict(heldOut: heldOut, otherPhones: otherPhones) }
+        public var verdict: Verdict { Verdict(heldOut: heldOut, otherPhones: otherPhones, traffic: trafficChanges) }
     }
 
     /// Per calibrated store, in the chain's order.
@@ -104,7 +104,8 @@ public struct CalibrationAssessment: Sendable {
 }
 
 /// Whether a store's calibration should be switched on: only when, held out, it beats the
-/// uncalibrated rule both for the walking tag and for other phones.
+/// uncalibrated rule both for the walking tag and for other phones, and, where the store's
+/// traffic was replayed, moves its phones between sections no more often than chance explains.
 public enum Verdict: Sendable, Equatable {
     /// Better held out, for the tag and for other phones.
     case switchOn
@@ -116,7 +117,8 @@ public enum Verdict: Sendable, Equatable {
     /// The least gain, in points of section accuracy, that counts as better.
     public static let minimumGain = 1.0
 
-    init(heldOut: CalibrationAssessment.Comparison?, otherPhones: CalibrationAssessment.Comparison?) {
+    init(heldOut: CalibrationAssessment.Comparison?, otherPhones: CalibrationAssessment.Comparison?,
+         traffic: (before: TrafficChanges, after: TrafficChanges)? = nil) {
         guard let heldOut, let otherPhones else {
             self = .unknown
             return
@@ -128,6 +130,9 @@ public enum Verdict: Sendable, Equatable {
             self = .keepDefault(reason: String(format: "held out it is not better %@ (%+.1f points for the tag, %+.1f for other phones)", which, tag, phones))
         } else if otherPhones.after.falseExits > otherPhones.before.falseExits {
             self = .keepDefault(reason: "held out, as other phones, it takes people out of the store who are still in it (\(otherPhones.before.falseExits) → \(otherPhones.after.falseExits) false exits)")
+        } else if let traffic, let surplus = TrafficChanges.surplus(of: traffic.after, over: traffic.before), surplus.isBeyondChance {
+            self = .keepDefault(reason: String(format: "on its traffic it moves the phones between sections more often (%d → %d section changes of %d phones, more than twice the ±%.0f their own differences explain)",
+                                               traffic.before.sectionChanges, traffic.after.sectionChanges, surplus.phones, surplus.standardError))
         } else {
             self = .switchOn
         }

@@ -11,10 +11,14 @@ public import BeaconEngine
 public struct TrafficChanges: Sendable, Equatable {
     /// Hours phones were reported in the store.
     public var phoneHours = 0.0
-    /// Section changes reported, the first section of each entry not counted.
-    public var sectionChanges = 0
+    /// Per phone reported in the store, its section changes, the first section of each entry not
+    /// counted.
+    public var changesByPhone: [DeviceID: Int] = [:]
     /// Store exits followed by an entry of the same phone within ``quickReturn``.
     public var quickReturns = 0
+
+    /// Section changes reported.
+    public var sectionChanges: Int { changesByPhone.values.reduce(0, +) }
 
     /// Section changes per phone-hour in the store; nil without any.
     public var changesPerHour: Double? { phoneHours > 0 ? Double(sectionChanges) / phoneHours : nil }
@@ -36,9 +40,10 @@ public struct TrafficChanges: Sendable, Equatable {
                     out[store, default: TrafficChanges()].quickReturns += 1
                 }
                 since[device] = (store, transition.time, false)
+                out[store, default: TrafficChanges()].changesByPhone[device, default: 0] += 0
             case (.enter, .some):
                 guard let visit = since[device], visit.store == store else { continue }
-                if visit.sectioned { out[store, default: TrafficChanges()].sectionChanges += 1 }
+                if visit.sectioned { out[store, default: TrafficChanges()].changesByPhone[device, default: 0] += 1 }
                 since[device]?.sectioned = true
             case (.exit, nil):
                 if let visit = since.removeValue(forKey: device), visit.store == store {
