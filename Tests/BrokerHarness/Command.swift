@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Running helper programs and probing loopback ports, off the cooperative pool.
 enum Command {
@@ -38,22 +39,27 @@ enum Command {
         }
     }
 
-    /// A loopback TCP port that nothing is bound to right now, chosen at random below the kernel's
-    /// ephemeral range. A port `bind(0)` hands out lies in that range, from which every outgoing
-    /// connection of the parallel tests also takes its source port: one did take such a port
-    /// before the child given it could listen there. Another test may still choose the same
-    /// port (about one chance in ten thousand); the broker harness retries a start that fails with
-    /// "address in use". Where the ephemeral range leaves too little below it, `bind(0)`.
+    /// A loopback TCP port that nothing is bound to right now and that this process has not handed
+    /// out before, chosen at random below the kernel's ephemeral range: a port `bind(0)` hands out
+    /// lies in that range, from which every outgoing connection of the parallel tests also takes
+    /// its source port, and one may take it before the child given it can listen there. Another
+    /// test process may still choose the same port; the broker harness retries a start that fails
+    /// with "address in use". Where the ephemeral range leaves too little below it, `bind(0)`.
     static func freePort() throws -> Int {
         if let ephemeral = ephemeralRange, ephemeral.lowerBound > 12_000 {
             for _ in 0..<100 {
                 let port = Int.random(in: 10_000..<ephemeral.lowerBound)
+                guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
                 if try bound(port: port) != nil { return port }
             }
         }
         guard let port = try bound(port: 0) else { throw POSIXError(.EADDRINUSE) }
         return port
     }
+
+    /// The ports ``freePort()`` has chosen in this process: two tests starting at once (a broker
+    /// and a dashboard, say) must not be given the same one.
+    private static let handedOut = Mutex<Set<Int>>([])
 
     /// The kernel's ephemeral port range, where Linux says it.
     static let ephemeralRange: ClosedRange<Int>? = {
