@@ -23,7 +23,9 @@ struct Calibrate: ParsableCommand {
             Several walks (several traces, several --truth files) and several tags (--device, once per tag) may be given: \
             with two tags or more, each tag's walk is scored on the fingerprints learnt from the others'. \
             A recording of the stores' ordinary traffic (--traffic) says how much louder than the tag their phones are: \
-            the walk is then scored as those phones, and the figure written for the rule.
+            the walk is then scored as those phones, and the figure written for the rule; and the traffic is replayed with \
+            both rules: a store whose phones the calibration moves between sections more often than chance explains keeps \
+            the chain's rule.
             A bad chain exits 78; a truth or trace that cannot be read, is damaged (as replay says) or does not fit the chain and the walk, 65.
             """)
 
@@ -130,6 +132,10 @@ struct Calibrate: ParsableCommand {
         for i in learnt.stores.indices {
             let major = StoreNumber(learnt.stores[i].major)
             if let store = measured.first(where: { $0.major == major }) {
+                guard Calibration.phonesOffsetRange.contains(store.offset) else {
+                    print("note: store \(major): its phones are heard \(store.offset) dB against the tag, beyond the \(Calibration.phonesOffsetRange) dB a calibration holds: the tag is not a phone-like radio; phones_offset_db is not written, and the store learns its phones' level once switched on")
+                    continue
+                }
                 learnt.stores[i].phonesOffset = store.offset
             } else {
                 print("note: store \(major): too little traffic in \(traffic.joined(separator: ", ")) to measure its phones against the tag (at least \(TrafficLevels.minimumPhones) phones, and \(TrafficLevels.minimumGateways) gateways each the strongest for \(TrafficLevels.minimumSeconds) s of the tag's walk and of the phones'); it learns it from its phones once switched on")

@@ -192,6 +192,16 @@ struct CalibrationCommandTests {
         #expect(run.output.contains("store 1, on its traffic (no truth): ") && run.output.contains(" per phone-hour); back within a minute of leaving"), "\(run.output)")
         let learnt = try Calibration.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path("calibration.json")))))
         #expect(learnt.stores[0].phonesOffset == 6)
+        // The tag is scored as the tag: what the traffic says of the phones moves only their figures.
+        let plain = try await CommandLineTests.run("beacon-aggregator", [
+            "calibrate", "--config", path("chain.json"), "--truth", path("walk.jsonl"), "--output", path("plain.json"), "--write-all", path("walk.txt"),
+        ])
+        func heldOut(_ output: String) -> [Substring] {
+            let lines = output.split(separator: "\n")
+            guard let start = lines.firstIndex(where: { $0.hasPrefix("store 1, held out (") }) else { return [] }
+            return Array(lines[(start + 1)...].prefix { $0.hasPrefix("  ") })
+        }
+        #expect(!heldOut(run.output).isEmpty && heldOut(run.output) == heldOut(plain.output), "\(run.output)\n\(plain.output)")
         // Traffic that is not the edges' batches is refused with its name.
         try "beaconnet/events/1/enter {}\n".write(toFile: path("events.txt"), atomically: true, encoding: .utf8)
         let refused = try await CommandLineTests.run("beacon-aggregator", [

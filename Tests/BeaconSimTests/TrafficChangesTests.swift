@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconEngine
 import Testing
 @testable import BeaconSim
 
@@ -46,21 +47,33 @@ struct TrafficChangesTests {
 
     @Test("a surplus is judged against how much the phones' own differences vary, each phone against itself")
     func surplus() throws {
-        // Every phone one change more: a surplus of 4 that no phone contradicts.
-        let steady = try #require(TrafficChanges.surplus(of: traffic([3, 1, 11, 1]), over: traffic([2, 0, 10, 0])))
-        #expect(steady.changes == 4 && steady.phones == 4 && steady.standardError == 0 && steady.isBeyondChance)
-        // The same surplus of 4 from one phone that changed 10 more while another changed 6 fewer:
-        // differences 10, −6, 0, 0: a standard error of 2 × their standard deviation (√4 phones),
-        // 13.3 — the surplus is chance.
-        let noisy = try #require(TrafficChanges.surplus(of: traffic([12, 0, 5, 5]), over: traffic([2, 6, 5, 5])))
-        let differences = [10.0, -6, 0, 0], mean = 1.0
-        let sd = (differences.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 3).squareRoot()
-        #expect(noisy.changes == 4 && abs(noisy.standardError - sd * 2) < 1e-9 && !noisy.isBeyondChance, "\(noisy)")
+        // Every phone one change more: a surplus of 5 that no phone contradicts.
+        let steady = try #require(TrafficChanges.surplus(of: traffic([3, 1, 11, 1, 5]), over: traffic([2, 0, 10, 0, 4])))
+        #expect(steady.changes == 5 && steady.phones == 5 && steady.standardError == 0 && steady.isBeyondChance)
+        // A surplus of 4 from one phone that changed 10 more while another changed 6 fewer:
+        // differences 10, −6, 0, 0, 0: a standard error of √5 × their standard deviation, 12.9 —
+        // the surplus is chance.
+        let noisy = try #require(TrafficChanges.surplus(of: traffic([12, 0, 5, 5, 1]), over: traffic([2, 6, 5, 5, 1])))
+        let differences = [10.0, -6, 0, 0, 0], mean = 0.8
+        let sd = (differences.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 4).squareRoot()
+        #expect(noisy.changes == 4 && abs(noisy.standardError - sd * 5.0.squareRoot()) < 1e-9 && !noisy.isBeyondChance, "\(noisy)")
         // A phone only one rule reported counts as zero changes under the other.
-        var fewer = try traffic([1, 1])
+        var fewer = try traffic([1, 1, 1, 1, 1])
         fewer.changesByPhone.removeValue(forKey: try DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-9-2"))
-        #expect(TrafficChanges.surplus(of: try traffic([1, 3]), over: fewer)?.changes == 3)
-        #expect(TrafficChanges.surplus(of: try traffic([5]), over: try traffic([0])) == nil, "one phone says nothing of chance")
+        #expect(TrafficChanges.surplus(of: try traffic([1, 3, 1, 1, 1]), over: fewer)?.changes == 3)
+        #expect(TrafficChanges.surplus(of: try traffic([9, 9, 9, 9]), over: try traffic([0, 0, 0, 0])) == nil,
+                "fewer phones than the level needs say nothing of chance")
+    }
+
+    @Test("a chain that publishes no exits, or no entries into a section, is still scored on every decision")
+    func everyDecision() throws {
+        var config = SimulatedCalibration(siteSeed: 1).chain
+        config.stores[0].notifyOnExit = false
+        config.stores[0].sections[0].notifyOnEntry = false
+        for scored in [WalkCalibration.uncalibrated(config), WalkCalibration.calibrated(config, with: Calibration(stores: []))] {
+            #expect(scored.stores.allSatisfy { $0.notifyOnEntry && $0.notifyOnExit })
+            #expect(scored.stores.flatMap(\.sections).allSatisfy { $0.notifyOnEntry && $0.notifyOnExit })
+        }
     }
 
     @Test("the verdict keeps the default where the calibration is more restless on the traffic than chance explains")
@@ -70,17 +83,17 @@ struct TrafficChangesTests {
         improved.sectionAccuracy = 0.90
         let better = CalibrationAssessment.Comparison(before: worse, after: improved)
         #expect(Verdict(heldOut: better, otherPhones: better) == .switchOn)
-        #expect(Verdict(heldOut: better, otherPhones: better, traffic: (try traffic([2, 6, 5, 5]), try traffic([12, 0, 5, 5]))) == .switchOn)
-        let restless = Verdict(heldOut: better, otherPhones: better, traffic: (try traffic([2, 0, 10, 0]), try traffic([3, 1, 11, 1])))
+        #expect(Verdict(heldOut: better, otherPhones: better, traffic: (try traffic([2, 6, 5, 5, 1]), try traffic([12, 0, 5, 5, 1]))) == .switchOn)
+        let restless = Verdict(heldOut: better, otherPhones: better, traffic: (try traffic([2, 0, 10, 0, 4]), try traffic([3, 1, 11, 1, 5])))
         guard case .keepDefault(let reason) = restless else {
             Issue.record("\(restless)")
             return
         }
-        #expect(reason.contains("12 → 16 section changes of 4 phones"), "\(reason)")
-        var before = try traffic([2, 0, 10, 0]), after = try traffic([3, 1, 11, 1])
-        before.phoneHours = 2
-        after.phoneHours = 2
+        #expect(reason.contains("16 → 21 section changes of 5 phones"), "\(reason)")
+        var before = try traffic([2, 0, 10, 0, 4]), after = try traffic([3, 1, 11, 1, 5])
+        before.phoneHours = 4
+        after.phoneHours = 4
         let line = try #require(CalibrationAssessment.trafficLine(7, before, after))
-        #expect(line.hasPrefix("store 7, on its traffic (no truth): 12 → 16 section changes of 4 phones (+33 % ± 0 % from phone to phone; 6 → 8 per phone-hour)"), "\(line)")
+        #expect(line.hasPrefix("store 7, on its traffic (no truth): 16 → 21 section changes of 5 phones (+31 % ± 0 % from phone to phone; 4 → 5 per phone-hour)"), "\(line)")
     }
 }

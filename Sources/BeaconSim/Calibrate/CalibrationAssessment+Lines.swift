@@ -43,11 +43,11 @@ extension CalibrationAssessment {
         var changes = "\(before.sectionChanges) → \(after.sectionChanges) section changes"
         if let surplus = TrafficChanges.surplus(of: after, over: before), before.sectionChanges > 0 {
             let share = 100 / Double(before.sectionChanges)
-            changes += String(format: " of %d phones (%+.0f %% ± %.0f %% from phone to phone", surplus.phones, Double(surplus.changes) * share, surplus.standardError * share)
+            changes += String(format: " of %d phones (%+.0f %% ± %.0f %% from phone to phone; ", surplus.phones, Double(surplus.changes) * share, surplus.standardError * share)
         } else {
             changes += " ("
         }
-        return String(format: "store %d, on its traffic (no truth): %@; %.0f → %.0f per phone-hour); back within a minute of leaving %d → %d (%.1f phone-hours)",
+        return String(format: "store %d, on its traffic (no truth): %@%.0f → %.0f per phone-hour); back within a minute of leaving %d → %d (%.1f phone-hours)",
                       Int(major), changes, rate, calibrated, before.quickReturns, after.quickReturns, before.phoneHours)
     }
 

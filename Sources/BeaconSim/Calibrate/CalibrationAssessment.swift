@@ -94,8 +94,8 @@ public struct CalibrationAssessment: Sendable {
             figures.trafficChanges = restless[major]
             figures.phoneOffsets = phoneOffsets(measured[major])
             if let folds {
-                figures.heldOut = replays.heldOut(folds.folds, recording: recording, store: major, offset: 0)
-                figures.otherPhones = replays.heldOut(folds.folds, recording: recording, store: major, offsets: figures.phoneOffsets)
+                figures.heldOut = replays.heldOutAsTag(folds.folds, store: major)
+                figures.otherPhones = replays.heldOutAsPhones(folds.folds, store: major, offsets: figures.phoneOffsets)
             }
             stores.append(figures)
         }

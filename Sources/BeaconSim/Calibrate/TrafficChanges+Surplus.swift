@@ -22,10 +22,11 @@ extension TrafficChanges {
     }
 
     /// `after`'s surplus over `before` (one store's traffic replayed with two rules); nil with
-    /// fewer than two phones, too few to tell a phone's variation from the rule's.
+    /// fewer than ``TrafficLevels/minimumPhones`` phones, too few for their spread to say how far
+    /// a phone varies.
     public static func surplus(of after: TrafficChanges, over before: TrafficChanges) -> Surplus? {
         let phones = Set(before.changesByPhone.keys).union(after.changesByPhone.keys)
-        guard phones.count >= 2 else { return nil }
+        guard phones.count >= TrafficLevels.minimumPhones else { return nil }
         let differences = phones.map { Double((after.changesByPhone[$0] ?? 0) - (before.changesByPhone[$0] ?? 0)) }
         let n = Double(differences.count)
         let mean = differences.reduce(0, +) / n

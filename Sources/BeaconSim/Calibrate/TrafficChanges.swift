@@ -40,7 +40,8 @@ public struct TrafficChanges: Sendable, Equatable {
                     out[store, default: TrafficChanges()].quickReturns += 1
                 }
                 since[device] = (store, transition.time, false)
-                out[store, default: TrafficChanges()].changesByPhone[device, default: 0] += 0
+                // A phone in the store counts even if it never changes section.
+                if out[store]?.changesByPhone[device] == nil { out[store, default: TrafficChanges()].changesByPhone[device] = 0 }
             case (.enter, .some):
                 guard let visit = since[device], visit.store == store else { continue }
                 if visit.sectioned { out[store, default: TrafficChanges()].changesByPhone[device, default: 0] += 1 }

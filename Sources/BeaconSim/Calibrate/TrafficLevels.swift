@@ -3,7 +3,8 @@ public import BeaconEngine
 
 /// How much louder than the walking tag a store's phones are, measured on a recording of the
 /// store's ordinary traffic, which has no truth: per gateway, the levels at which it was the
-/// store's strongest for a device, each second — the tag while the walk's truth had it in the store,
+/// chain's strongest for a device, each second (a phone heard by two stores counts in the one that
+/// hears it best) — the tag while the walk's truth had it in the store,
 /// the phones whenever — compared at their upper quartile, where a device is near the gateway
 /// rather than wherever people happened to stand; the store's figure is the median of those
 /// differences over its gateways, so that one gateway by the door, where passers-by are heard
@@ -22,7 +23,7 @@ public enum TrafficLevels {
         public var standardError: Double
         /// The gateways compared.
         public var gateways: Int
-        /// The phones of the traffic heard strongest by one of the store's gateways.
+        /// The phones of the traffic heard strongest by one of the store's gateways, at some second.
         public var phones: Int
     }
 
@@ -47,24 +48,24 @@ public enum TrafficLevels {
             guard let changes = places[device], let place = changes.last(where: { $0.time <= second * 1000 })?.place else { return nil }
             return place.store == chain.stores[store].major ? 0 : nil
         }
-        var phonesHeard: [Int: Set<DeviceID>] = [:]
         let phoneLevels = strongest(chain: chain, batches: traffic) { device, store, _, power in
             guard !tagSet.contains(device) else { return nil }
             var claimed = 0.0
             if let tag = tagPowers[chain.stores[store].major] {
-                guard let power, abs(Double(power) - tag) <= trusted else { return nil }
-                claimed = Double(power) - tag
+                // A phone whose adverts carry no measured power is taken at the chain's default, as the rule takes it.
+                let power = power.map(Double.init) ?? chain.tuning.defaultMeasuredPower
+                guard abs(power - tag) <= trusted else { return nil }
+                claimed = power - tag
             }
-            phonesHeard[store, default: []].insert(device)
             return claimed
         }
         var out: [StoreOffset] = []
-        for (s, store) in chain.stores.enumerated() {
-            let differences = store.gateways.compactMap { g -> Double? in
-                guard let tag = tagLevels[g], let phones = phoneLevels[g], tag.count >= minimumSeconds, phones.count >= minimumSeconds else { return nil }
-                return upperQuartile(phones) - upperQuartile(tag)
+        for store in chain.stores {
+            let differences = store.gateways.compactMap { gateway -> Double? in
+                guard let tag = tagLevels[gateway], let phones = phoneLevels[gateway], tag.count >= minimumSeconds, phones.count >= minimumSeconds else { return nil }
+                return upperQuartile(phones.map(\.level)) - upperQuartile(tag.map(\.level))
             }.sorted()
-            let phones = phonesHeard[s]?.count ?? 0
+            let phones = Set(store.gateways.flatMap { phoneLevels[$0] ?? [] }.map(\.device)).count
             guard differences.count >= minimumGateways, phones >= minimumPhones else { continue }
             let median = differences.count % 2 == 1 ? differences[differences.count / 2]
                 : (differences[differences.count / 2 - 1] + differences[differences.count / 2]) / 2
@@ -79,13 +80,13 @@ public enum TrafficLevels {
     }
 
     /// Per gateway (index into ``Chain/gateways``), the calibrated levels at which it was the
-    /// strongest of its store's gateways for a device, one per device-second (the mean of that
+    /// strongest of the chain's gateways for a device, one per device-second with the device (the mean of that
     /// second's reports). `claimed` says, for a report's device, store (index), second and
     /// measured power, how much louder than the tag the device claims to be, which its level is
     /// taken less; nil leaves the report out.
-    static func strongest(chain: Chain, batches: [SimulatedBatch], claimed: (DeviceID, Int, Int64, Int?) -> Double?) -> [Int: [Double]] {
-        // Per (device, second, store): per gateway, the sum and count of its levels.
-        struct Key: Hashable { var device: DeviceID; var second: Int64; var store: Int }
+    static func strongest(chain: Chain, batches: [SimulatedBatch], claimed: (DeviceID, Int, Int64, Int?) -> Double?) -> [Int: [(device: DeviceID, level: Double)]] {
+        // Per (device, second): per gateway, the sum and count of its levels.
+        struct Key: Hashable { var device: DeviceID; var second: Int64 }
         var seconds: [Key: [Int: (sum: Double, count: Int)]] = [:]
         for batch in batches {
             guard let g = chain.gatewayIndex[batch.gateway] else { continue }
@@ -94,16 +95,18 @@ public enum TrafficLevels {
                 let second = sighting.time / 1000
                 guard let claim = claimed(sighting.device, gateway.store, second, sighting.measuredPower) else { continue }
                 let level = Double(sighting.rssi) + gateway.calibrationDB - claim
-                let key = Key(device: sighting.device, second: second, store: gateway.store)
+                let key = Key(device: sighting.device, second: second)
                 let was = seconds[key, default: [:]][g] ?? (0, 0)
                 seconds[key, default: [:]][g] = (was.sum + level, was.count + 1)
             }
         }
-        var levels: [Int: [Double]] = [:]
-        for gateways in seconds.values {
+        var levels: [Int: [(device: DeviceID, level: Double)]] = [:]
+        for (key, gateways) in seconds {
             let means = gateways.map { (gateway: $0.key, level: $0.value.sum / Double($0.value.count)) }
             // Ties go to the lower gateway index, so that the same recording gives the same figure.
-            if let best = means.max(by: { ($0.level, $1.gateway) < ($1.level, $0.gateway) }) { levels[best.gateway, default: []].append(best.level) }
+            if let best = means.max(by: { ($0.level, $1.gateway) < ($1.level, $0.gateway) }) {
+                levels[best.gateway, default: []].append((key.device, best.level))
+            }
         }
         return levels
     }

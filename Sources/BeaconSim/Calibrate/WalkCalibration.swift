@@ -43,22 +43,38 @@ public enum WalkCalibration {
     /// default) when that is already `fingerprint`.
     public static func baseline(_ rule: Tuning.Rule) -> Tuning.Rule { rule == .fingerprint ? .hysteresis : rule }
 
-    /// `config` decided by the `fingerprint` rule on `calibration` (held in memory: no file named).
+    /// `config` decided by the `fingerprint` rule on `calibration` (held in memory: no file named),
+    /// every decision reported (``scored(_:)``).
     public static func calibrated(_ config: ChainConfig, with calibration: Calibration) -> ChainConfig {
-        var calibrated = config
+        var calibrated = scored(config)
         calibrated.calibration = calibration
         calibrated.calibrationFile = nil
         calibrated.tuning.rule = .fingerprint
         return calibrated
     }
 
-    /// `config` without a calibration, decided by ``baseline(_:)``.
+    /// `config` without a calibration, decided by ``baseline(_:)``, every decision reported.
     public static func uncalibrated(_ config: ChainConfig) -> ChainConfig {
-        var plain = config
+        var plain = scored(config)
         plain.calibration = nil
         plain.calibrationFile = nil
         plain.tuning.rule = baseline(config.tuning.rule)
         return plain
+    }
+
+    /// `config` with every store and section notifying entries and exits: what is scored is every
+    /// decision, whatever the chain chooses to publish.
+    static func scored(_ config: ChainConfig) -> ChainConfig {
+        var all = config
+        for s in all.stores.indices {
+            all.stores[s].notifyOnEntry = true
+            all.stores[s].notifyOnExit = true
+            for k in all.stores[s].sections.indices {
+                all.stores[s].sections[k].notifyOnEntry = true
+                all.stores[s].sections[k].notifyOnExit = true
+            }
+        }
+        return all
     }
 
     /// `device`'s truth with only its time in store `store` or outside every store within `spans`
