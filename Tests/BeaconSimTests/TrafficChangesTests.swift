@@ -83,8 +83,8 @@ struct TrafficChangesTests {
         improved.sectionAccuracy = 0.90
         let better = CalibrationAssessment.Comparison(before: worse, after: improved)
         #expect(Verdict(heldOut: better, otherPhones: better) == .switchOn)
-        #expect(Verdict(heldOut: better, otherPhones: better, traffic: (try traffic([2, 6, 5, 5, 1]), try traffic([12, 0, 5, 5, 1]))) == .switchOn)
-        let restless = Verdict(heldOut: better, otherPhones: better, traffic: (try traffic([2, 0, 10, 0, 4]), try traffic([3, 1, 11, 1, 5])))
+        #expect(Verdict(heldOut: better, otherPhones: better, traffic: TrafficComparison(before: try traffic([2, 6, 5, 5, 1]), after: try traffic([12, 0, 5, 5, 1]))) == .switchOn)
+        let restless = Verdict(heldOut: better, otherPhones: better, traffic: TrafficComparison(before: try traffic([2, 0, 10, 0, 4]), after: try traffic([3, 1, 11, 1, 5])))
         guard case .keepDefault(let reason) = restless else {
             Issue.record("\(restless)")
             return
@@ -93,7 +93,7 @@ struct TrafficChangesTests {
         var before = try traffic([2, 0, 10, 0, 4]), after = try traffic([3, 1, 11, 1, 5])
         before.phoneHours = 4
         after.phoneHours = 4
-        let line = try #require(CalibrationAssessment.trafficLine(7, before, after))
+        let line = try #require(CalibrationAssessment.trafficLine(7, TrafficComparison(before: before, after: after)))
         #expect(line.hasPrefix("store 7, on its traffic (no truth): 16 → 21 section changes of 5 phones (+31 % ± 0 % from phone to phone; 4 → 5 per phone-hour)"), "\(line)")
     }
 }

@@ -27,7 +27,7 @@ extension CalibrationAssessment {
                 lines.append("store \(store.major), held out, as other phones are heard (the same data \(offsets) dB\(whose)): what to expect for shoppers' phones:")
                 lines.append(contentsOf: Self.comparison(phones, baseline: rule))
             }
-            if let changes = store.trafficChanges, let line = Self.trafficLine(store.major, changes.before, changes.after) { lines.append(line) }
+            if let changes = store.trafficChanges, let line = Self.trafficLine(store.major, changes) { lines.append(line) }
             lines.append(contentsOf: warnings(store))
             lines.append(Self.verdictLine(store))
         }
@@ -38,10 +38,11 @@ extension CalibrationAssessment {
     /// the store: the section changes of the same phones, with how much the phones' own
     /// differences could make of the change (``TrafficChanges/Surplus``, what the verdict weighs),
     /// and per hour a phone was in the store.
-    static func trafficLine(_ major: StoreNumber, _ before: TrafficChanges, _ after: TrafficChanges) -> String? {
+    static func trafficLine(_ major: StoreNumber, _ comparison: TrafficComparison) -> String? {
+        let before = comparison.before, after = comparison.after
         guard let rate = before.changesPerHour, let calibrated = after.changesPerHour else { return nil }
         var changes = "\(before.sectionChanges) → \(after.sectionChanges) section changes"
-        if let surplus = TrafficChanges.surplus(of: after, over: before), before.sectionChanges > 0 {
+        if let surplus = comparison.surplus, before.sectionChanges > 0 {
             let share = 100 / Double(before.sectionChanges)
             changes += String(format: " of %d phones (%+.0f %% ± %.0f %% from phone to phone; ", surplus.phones, Double(surplus.changes) * share, surplus.standardError * share)
         } else {

@@ -39,7 +39,7 @@ public struct CalibrationAssessment: Sendable {
         /// What the store's traffic said of its phones, when it was measured.
         public var traffic: TrafficLevels.StoreOffset?
         /// How restless the uncalibrated rule and the calibration were with the traffic's phones.
-        public var trafficChanges: (before: TrafficChanges, after: TrafficChanges)?
+        public var trafficChanges: TrafficComparison?
 
         /// Whether to switch the calibration on for the store (``Verdict``).
         public var verdict: Verdict { Verdict(heldOut: heldOut, otherPhones: otherPhones, traffic: trafficChanges) }
@@ -81,7 +81,7 @@ public struct CalibrationAssessment: Sendable {
         let replays = try CalibrationReplays(config: config, recording: recording, calibration: calibration, chain: chain,
                                              folds: folds?.folds ?? [], offsets: offsets)
         let samples = walks.flatMap(\.samples)
-        let restless = trafficBatches.isEmpty ? [:] : try TrafficChanges.compare(config: config, calibration: calibration, traffic: trafficBatches)
+        let restless = trafficBatches.isEmpty ? [:] : try TrafficComparison.replay(config: config, calibration: calibration, traffic: trafficBatches)
         var stores: [StoreFigures] = []
         for store in calibration.stores {
             let major = StoreNumber(store.major)
@@ -118,7 +118,7 @@ public enum Verdict: Sendable, Equatable {
     public static let minimumGain = 1.0
 
     init(heldOut: CalibrationAssessment.Comparison?, otherPhones: CalibrationAssessment.Comparison?,
-         traffic: (before: TrafficChanges, after: TrafficChanges)? = nil) {
+         traffic: TrafficComparison? = nil) {
         guard let heldOut, let otherPhones else {
             self = .unknown
             return
@@ -130,7 +130,7 @@ public enum Verdict: Sendable, Equatable {
             self = .keepDefault(reason: String(format: "held out it is not better %@ (%+.1f points for the tag, %+.1f for other phones)", which, tag, phones))
         } else if otherPhones.after.falseExits > otherPhones.before.falseExits {
             self = .keepDefault(reason: "held out, as other phones, it takes people out of the store who are still in it (\(otherPhones.before.falseExits) → \(otherPhones.after.falseExits) false exits)")
-        } else if let traffic, let surplus = TrafficChanges.surplus(of: traffic.after, over: traffic.before), surplus.isBeyondChance {
+        } else if let traffic, let surplus = traffic.surplus, surplus.isBeyondChance {
             self = .keepDefault(reason: String(format: "on its traffic it moves the phones between sections more often (%d → %d section changes of %d phones, more than twice the ±%.0f their own differences explain)",
                                                traffic.before.sectionChanges, traffic.after.sectionChanges, surplus.phones, surplus.standardError))
         } else {

@@ -1,5 +1,4 @@
 public import BeaconCore
-public import BeaconEngine
 
 /// How restless a rule is with a store's real phones, read from what it reports of a recording of
 /// the store's traffic, which has no truth: per store, section changes per hour a phone is
@@ -58,19 +57,6 @@ public struct TrafficChanges: Sendable, Equatable {
         for (_, visit) in since where end > visit.time {
             out[visit.store, default: TrafficChanges()].phoneHours += Double(end - visit.time) / 3_600_000
         }
-        return out
-    }
-
-    /// The store's traffic replayed with the uncalibrated rule and with `calibration`: per store,
-    /// what each reports.
-    public static func compare(config: ChainConfig, calibration: Calibration, traffic: [SimulatedBatch]) throws
-        -> [StoreNumber: (before: TrafficChanges, after: TrafficChanges)] {
-        let end = traffic.map(\.sent).max() ?? 0
-        let recording = Recording(batches: traffic, truth: [], end: end)
-        let before = count(try InProcessRun.replay(chain: WalkCalibration.uncalibrated(config), recording: recording).reported, end: end)
-        let after = count(try InProcessRun.replay(chain: WalkCalibration.calibrated(config, with: calibration), recording: recording).reported, end: end)
-        var out: [StoreNumber: (before: TrafficChanges, after: TrafficChanges)] = [:]
-        for store in Set(before.keys).union(after.keys) { out[store] = (before[store] ?? TrafficChanges(), after[store] ?? TrafficChanges()) }
         return out
     }
 }
