@@ -155,7 +155,7 @@ struct Calibrate: ParsableCommand {
             }
             batches += mine
         }
-        return batches.enumerated().sorted { ($0.element.sent, $0.offset) < ($1.element.sent, $1.offset) }.map(\.element)
+        return Self.inSentOrder(batches)
     }
 
     /// Writes the stores of `learnt` in `stores` (merged with what the output file already has),
@@ -240,9 +240,13 @@ struct Calibrate: ParsableCommand {
             parts.append(first...last)
             batches += mine
         }
-        // Stable: each gateway's batches stay in their recorded order.
-        let ordered = batches.enumerated().sorted { ($0.element.sent, $0.offset) < ($1.element.sent, $1.offset) }.map(\.element)
-        return (ordered, parts)
+        return (Self.inSentOrder(batches), parts)
+    }
+
+    /// `batches` of several recordings in `sent` order; stable, so each gateway's batches stay in
+    /// their recorded order.
+    static func inSentOrder(_ batches: [SimulatedBatch]) -> [SimulatedBatch] {
+        batches.enumerated().sorted { ($0.element.sent, $0.offset) < ($1.element.sent, $1.offset) }.map(\.element)
     }
 
     /// The sightings batches of the trace at `path`, in file order; throws for a damaged trace.

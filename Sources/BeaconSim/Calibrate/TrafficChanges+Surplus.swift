@@ -28,9 +28,8 @@ extension TrafficChanges {
         let phones = Set(before.changesByPhone.keys).union(after.changesByPhone.keys)
         guard phones.count >= TrafficLevels.minimumPhones else { return nil }
         let differences = phones.map { Double((after.changesByPhone[$0] ?? 0) - (before.changesByPhone[$0] ?? 0)) }
-        let n = Double(differences.count)
-        let mean = differences.reduce(0, +) / n
-        let variance = differences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)
-        return Surplus(changes: after.sectionChanges - before.sectionChanges, standardError: (variance * n).squareRoot(), phones: phones.count)
+        let spread = differences.sampleStandardDeviation
+        return Surplus(changes: after.sectionChanges - before.sectionChanges, standardError: spread * Double(differences.count).squareRoot(),
+                       phones: phones.count)
     }
 }

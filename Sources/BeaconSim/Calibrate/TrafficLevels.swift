@@ -69,10 +69,8 @@ public enum TrafficLevels {
             guard differences.count >= minimumGateways, phones >= minimumPhones else { continue }
             let median = differences.count % 2 == 1 ? differences[differences.count / 2]
                 : (differences[differences.count / 2 - 1] + differences[differences.count / 2]) / 2
-            let mean = differences.reduce(0, +) / Double(differences.count)
-            let sd = (differences.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(differences.count - 1)).squareRoot()
             // The median of n normal values wanders √(π/2) times as far as their mean.
-            let error = 1.2533 * sd / Double(differences.count).squareRoot()
+            let error = 1.2533 * differences.sampleStandardDeviation / Double(differences.count).squareRoot()
             out.append(StoreOffset(major: store.major, offset: (median * 10).rounded() / 10, standardError: (error * 10).rounded() / 10,
                                    gateways: differences.count, phones: phones))
         }
