@@ -92,34 +92,6 @@ struct DeviceOffsetTests {
         #expect(tagLike.stepPrior == nil, "device_spread_db 0: the tag's levels as they are")
     }
 
-    @Test("outside says nothing of the offset: a step teaches the offset the device has if it is in the store")
-    func outsideTeachesNothing() throws {
-        // Outside holds 0.8 of the belief, section 10 0.2: the device there is 10 dB quieter than
-        // expected; outside (state 3) is weighed at the expected offset, 0, and tells nothing of it.
-        let filter = ForwardFilter(evidence: [log(0.2), log(1e-6), log(1e-6), log(0.8)], at: EventTime(t0))
-        let weighed = (logLikelihood: [0.0, 0, 0, 0], offsets: [-10.0, 0, 0, 0], precisions: [0.5, 0.1, 0.1, 0])
-        var offset = DeviceOffset(spread: 5)
-        offset.learn(filter, weighed, weight: 1, outside: 3)
-        var inside = DeviceOffset(spread: 5)
-        let belief = filter.belief
-        let seen = (0..<3).map { belief[$0] * weighed.offsets[$0] }.reduce(0, +) / (0..<3).map { belief[$0] }.reduce(0, +)
-        inside.learn(offset: seen, precision: (0..<3).map { belief[$0] * weighed.precisions[$0] }.reduce(0, +), weight: 1)
-        #expect(offset.mean == inside.mean && offset.variance == inside.variance)
-        // Counted in at its weight, outside would have held the step's offset at −2 and the mean near −1.4.
-        #expect(offset.mean < -6, "the offset moves towards the −10 the device has inside: \(offset.mean)")
-    }
-
-    @Test("a phone 8 dB quieter than the tag, standing in the door's section by its gateway, is let in")
-    func quietByTheDoor() throws {
-        var config = CalibrationFixture.configWithOutside()
-        config.calibration?.stores[0].tagMeasuredPower = -59
-        var d = Driver(AggregationEngine(chain: try config.resolve()))
-        // Section 10's picture 8 dB down, 3 dB nearer gw-a: between it and just outside
-        // (gw-a −68, gw-b −82), where the phone starts out believed outside.
-        d.hear(Fixture.phone, ["gw-a": -60, "gw-b": -79, "gw-b2": -79], from: t0, to: t0 + 120_000)
-        #expect(d.transitions.prefix(2) == ["enter 1", "enter 1/10"], "\(d.transitions)")
-    }
-
     @Test("in the engine a phone 8 dB quieter or louder than the tag follows the walk", arguments: [-8, 8])
     func walk(_ shift: Int) throws {
         func run(spread: Double) throws -> [String] {

@@ -139,6 +139,15 @@ struct FingerprintOutsideTests {
         #expect(plain.transitions.first == "enter 1")
     }
 
+    @Test("a passer-by louder than the tag, standing outside for ten minutes, is still not taken in")
+    func loudPasserByStaying() throws {
+        // 4 dB louder than the tag's outside picture, within the phones' spread: its level must not
+        // be explained away by learning it as a quiet phone in the door's section.
+        var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
+        d.hear(Fixture.phone, Self.outside.mapValues { $0 + 4 }, from: t0, to: t0 + 600_000)
+        #expect(d.transitions.isEmpty, "\(d.transitions)")
+    }
+
     @Test("deep in the store, a moment that sounds like outside does not take the device out")
     func deepInside() throws {
         var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))

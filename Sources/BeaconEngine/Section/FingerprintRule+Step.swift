@@ -13,7 +13,7 @@ extension FingerprintRule {
             let weighed = Self.weigh(evidence, model: model, offset: offset)
             // The first step of a belief: the evidence alone, in full.
             let filter = ForwardFilter(evidence: weighed.logLikelihood, at: time)
-            offset.learn(filter, weighed, weight: 1, outside: model.outside)
+            offset.learn(filter, weighed, weight: 1)
             belief = Belief(store: evidence.store, filter: filter)
             if let walkingChange = model.walkingChange { belief?.movement.look(at: evidence.links, at: time, walkingChange: walkingChange) }
             return filter.mostLikely
@@ -33,7 +33,7 @@ extension FingerprintRule {
                 weight *= next.movement.evidenceShare
             }
             next.filter.weigh(weighed.logLikelihood, weight: weight)
-            offset.learn(next.filter, weighed, weight: weight, outside: model.outside)
+            offset.learn(next.filter, weighed, weight: weight)
         }
         belief = next
         return next.filter.mostLikely
@@ -57,21 +57,15 @@ extension FingerprintRule {
 }
 
 extension DeviceOffset {
-    /// Learns from a step weighed by `weighed`: the offset the device has if it is in the store —
-    /// the sections' offsets weighted by the `filter`'s belief in each after the step — counted
-    /// with the precision the belief gives it (each state's, weighted by the belief). The
-    /// `outside` state is weighed at the offset as known, so it says nothing of it: counted in,
-    /// it would hold a phone first heard in the doorway, quieter than expected, at the offset it
-    /// was expected to have, which makes it the tag outside for as long as that is believed.
+    /// Learns from a step weighed by `weighed`: each state's offset and precision, weighted by
+    /// the `filter`'s belief after the step.
     mutating func learn(_ filter: ForwardFilter, _ weighed: (logLikelihood: [Double], offsets: [Double], precisions: [Double]),
-                        weight: Double, outside: Int?) {
-        var inside = 0.0, seen = 0.0, precision = 0.0
-        for s in weighed.offsets.indices where s != outside {
-            inside += filter.belief[s]
+                        weight: Double) {
+        var seen = 0.0, precision = 0.0
+        for s in weighed.offsets.indices {
             seen += filter.belief[s] * weighed.offsets[s]
             precision += filter.belief[s] * weighed.precisions[s]
         }
-        guard inside > 0 else { return }
-        learn(offset: seen / inside, precision: precision, weight: weight)
+        learn(offset: seen, precision: precision, weight: weight)
     }
 }
