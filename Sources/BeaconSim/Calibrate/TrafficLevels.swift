@@ -4,9 +4,9 @@ public import BeaconEngine
 /// How much louder than the walking tag a store's phones are, measured on a recording of the
 /// store's ordinary traffic, which has no truth: per gateway, the levels at which it was the
 /// chain's strongest for a device, each second (a phone heard by two stores counts in the one that
-/// hears it best) — the tag while the walk's truth had it in the store,
-/// the phones whenever — compared at their upper quartile, where a device is near the gateway
-/// rather than wherever people happened to stand; the store's figure is the median of those
+/// hears it best) — the tag while the walk's truth had it in the store, the phones whenever —
+/// compared at their upper quartile, where a device is near the gateway rather than wherever
+/// people happened to stand; the store's figure is the median of those
 /// differences over its gateways, so that one gateway by the door, where passers-by are heard
 /// weakly, or one by a till, does not move it. Each phone's level is taken less what its adverts
 /// say against the tag's (as the `fingerprint` rule expects it), so the figure is what the rule's
@@ -78,8 +78,8 @@ public enum TrafficLevels {
     }
 
     /// Per gateway (index into ``Chain/gateways``), the calibrated levels at which it was the
-    /// strongest of the chain's gateways for a device, one per device-second with the device (the mean of that
-    /// second's reports). `claimed` says, for a report's device, store (index), second and
+    /// strongest of the chain's gateways for a device, one per device-second (the mean of that
+    /// second's reports), each with its device. `claimed` says, for a report's device, store (index), second and
     /// measured power, how much louder than the tag the device claims to be, which its level is
     /// taken less; nil leaves the report out.
     static func strongest(chain: Chain, batches: [SimulatedBatch], claimed: (DeviceID, Int, Int64, Int?) -> Double?) -> [Int: [(device: DeviceID, level: Double)]] {
