@@ -41,6 +41,12 @@ public struct Simulation: Sendable {
     var deviceCounter = 0
     /// Calibration walks' tags still to set off, in start order (``schedule(_:)``).
     var pendingTags: [PendingTag] = []
+    /// Passers-by at the windows (``SimulationConfig/windowShopperInterval``): their own stream
+    /// and count, so that the shoppers are those of the same seed without them; and when the
+    /// next stops at each store, Unix ms.
+    var passerRandom: SeededRandom
+    var passersBy = 0
+    var nextPasserBy: [Int64]
     /// Current simulated time, Unix ms.
     public private(set) var now: Int64
     /// Mean time between shopper arrivals per store, s; nil while the doors are closed.
@@ -70,6 +76,8 @@ public struct Simulation: Sendable {
             gateways: chain.gateways.count, sigma: config.staticShadowSigma, length: config.staticShadowLength, seed: site)
         sectionBias = SectionBias(chain: chain, sigma: config.sectionBiasSigma, seed: site)
         random = SeededRandom(seed: config.seed)
+        passerRandom = SeededRandom(seed: config.seed).fork(0x9A55_E4B7)
+        nextPasserBy = chain.stores.map { _ in .max }
         now = config.start
         arrivalInterval = config.arrivalInterval
         gain = chain.gateways.map { _ in 0 }
@@ -84,6 +92,9 @@ public struct Simulation: Sendable {
         }
         for s in chain.stores.indices {
             nextArrival[s] = config.start + Int64(random.exponential(mean: config.arrivalInterval) * 1000)
+            if let interval = config.windowShopperInterval {
+                nextPasserBy[s] = config.start + Int64(passerRandom.exponential(mean: interval) * 1000)
+            }
             guard config.shoppers else { continue }
             for _ in 0..<config.initialShoppers { addPerson(store: s, kind: .shopper, inside: true) }
             for _ in 0..<config.staffPerStore { addPerson(store: s, kind: .staff, inside: true) }
@@ -141,6 +152,7 @@ public struct Simulation: Sendable {
 
     mutating func arrivals(until t: Int64) {
         setOffTags(until: t)
+        passersBy(until: t)
         guard config.shoppers, let interval = arrivalInterval else { return }
         for s in chain.stores.indices {
             while nextArrival[s] <= t {
@@ -159,17 +171,9 @@ public struct Simulation: Sendable {
         } else {
             id = try! DeviceID("ib-\(chain.siteUUID)-\(1000 + n / 65536)-\(n % 65536)")
         }
-        var r = random.fork(UInt64(n))
         let plan = plans[store]
         let door = plan.streetDoors[0]
-        let interval = config.advertInterval.lowerBound + r.unit() * (config.advertInterval.upperBound - config.advertInterval.lowerBound)
-        let (advertised, unitError) = DeviceRadio.firstDraws(&r)
-        let speed = 0.9 + r.unit() * 0.5
-        let nextAdvert = now + Int64(r.unit() * interval * 1000)
-        let radio = DeviceRadio(advertised: advertised, unitError: unitError, forks: r, gateways: chain.stores[store].gateways.count, config: config)
-        var person = Person(
-            device: id, kind: kind, store: store, advertInterval: interval, radio: radio,
-            speed: speed, position: door.outside, nextAdvert: nextAdvert, random: r)
+        var person = carrier(id, kind: kind, store: store, at: door.outside, stream: random.fork(UInt64(n)))
         if inside {
             let section = Int(person.random.unit() * Double(plan.sections.count)) % plan.sections.count
             person.position = plan.randomPoint(in: section, &person.random)
@@ -185,6 +189,20 @@ public struct Simulation: Sendable {
         people.append(person)
         shadow.append(chain.stores[store].gateways.map { _ in (person.random.gaussian() * config.shadowSigma, now) })
         truth.append((nil, nil))
+    }
+
+    /// Someone with a phone drawn from `stream` (its advertising interval, radio and walking
+    /// speed, in the order shoppers have always drawn them), standing at `position` from now.
+    func carrier(_ device: DeviceID, kind: Person.Kind, store: Int, at position: Chain.Point, stream: SeededRandom) -> Person {
+        var r = stream
+        let interval = config.advertInterval.lowerBound + r.unit() * (config.advertInterval.upperBound - config.advertInterval.lowerBound)
+        let (advertised, unitError) = DeviceRadio.firstDraws(&r)
+        let speed = 0.9 + r.unit() * 0.5
+        let nextAdvert = now + Int64(r.unit() * interval * 1000)
+        let radio = DeviceRadio(advertised: advertised, unitError: unitError, forks: r, gateways: chain.stores[store].gateways.count, config: config)
+        return Person(
+            device: device, kind: kind, store: store, advertInterval: interval, radio: radio,
+            speed: speed, position: position, nextAdvert: nextAdvert, random: r)
     }
 
     /// A shopper's visit: a few random sections, then the street door's section.

@@ -7,6 +7,12 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Mean seconds between shopper arrivals per store.")
     var arrivalInterval: Double = SimulationConfig().arrivalInterval
 
+    @Option(help: "Mean seconds between passers-by who stop at each store's window and walk on without coming in (Poisson, 1…86400; default: none).")
+    var windowShoppers: Double?
+
+    @Option(help: "Mean seconds a passer-by stands at the window (log-normal, 1…3600).")
+    var windowLinger: Double = SimulationConfig().windowLingerSeconds
+
     @Option(help: "Median seconds a shopper lingers in a section (log-normal).")
     var linger: Double = SimulationConfig().lingerSeconds
 
@@ -78,6 +84,8 @@ struct SimulationOptions: ParsableArguments {
         }
         try check(arrivalInterval, 0.1...86_400, "--arrival-interval")
         try check(linger, 0.1...86_400, "--linger")
+        if let windowShoppers { try check(windowShoppers, 1...86_400, "--window-shoppers") }
+        try check(windowLinger, 1...3600, "--window-linger")
         try check(sectionsPerVisit, 1...1000, "--sections-per-visit")
         try check(boundaryShare, 0...1, "--boundary-share")
         guard advertIntervalRange != nil else {
@@ -103,6 +111,8 @@ struct SimulationOptions: ParsableArguments {
     func apply(to config: inout SimulationConfig) {
         config.arrivalInterval = arrivalInterval
         config.lingerSeconds = linger
+        config.windowShopperInterval = windowShoppers
+        config.windowLingerSeconds = windowLinger
         config.sectionsPerVisit = sectionsPerVisit
         config.boundaryShare = boundaryShare
         config.advertInterval = advertIntervalRange ?? config.advertInterval

@@ -17,6 +17,12 @@ public struct SimulationConfig: Sendable, Equatable {
     public var arrivalInterval: Double = 20
     /// Shoppers already inside each store at the start.
     public var initialShoppers = 4
+    /// Mean time between passers-by who stop at each store's window, seconds (Poisson); nil:
+    /// nobody stands outside. They come along the street, stand 1–3 m out from the front within
+    /// 6 m of the door, and walk on without coming in: the people a store must not count.
+    public var windowShopperInterval: Double?
+    /// Mean time a passer-by stands at the window, seconds (log-normal, as in-store lingering).
+    public var windowLingerSeconds = 30.0
     /// Staff badges per store (they never leave).
     public var staffPerStore = 2
     /// Mean sections a shopper visits (geometric).

@@ -2,11 +2,12 @@ import Foundation
 import BeaconCore
 import BeaconEngine
 
-/// A tracked device carried around a store: a shopper's phone, a staff badge, or the tag of a
-/// calibration walk.
+/// A tracked device carried around a store: a shopper's phone, a staff badge, the tag of a
+/// calibration walk, or the phone of a passer-by who stops at the window and walks on.
 struct Person: Sendable {
-    /// What kind of carrier, which shapes the walk: a tag follows the route it was given.
-    enum Kind: Sendable { case shopper, staff, tag }
+    /// What kind of carrier, which shapes the walk: a tag follows the route it was given; a
+    /// passer-by stands at the window once, then follows ``onward``.
+    enum Kind: Sendable { case shopper, staff, tag, passerBy }
 
     /// What the person is doing now.
     enum Activity: Sendable {
@@ -37,6 +38,8 @@ struct Person: Sendable {
     var plan: [Int] = []
     /// The local section the person is walking to or lingering in.
     var target = 0
+    /// Where a passer-by walks on to after standing at the window (empty once on the way).
+    var onward: [Chain.Point] = []
     /// Next advert time, ms.
     var nextAdvert: Int64
     var random: SeededRandom
@@ -71,11 +74,17 @@ struct Person: Sendable {
 
     /// At the end of a walk: linger in the section, or vanish after leaving by the street door.
     mutating func arrived(floor: FloorPlan, now: Int64, config: SimulationConfig) {
-        if plan.isEmpty && floor.section(at: position) == nil {
+        if kind == .passerBy && !onward.isEmpty {
+            heading = floor.facingFront
+        } else if plan.isEmpty && floor.section(at: position) == nil {
             activity = .gone
             return
         }
-        let mean = kind == .staff ? config.staffLingerSeconds : config.lingerSeconds
+        let mean = switch kind {
+        case .staff: config.staffLingerSeconds
+        case .passerBy: config.windowLingerSeconds
+        case .shopper, .tag: config.lingerSeconds
+        }
         // Log-normal lingering: most short, a few long, as in shops.
         let seconds = max(5, mean * exp(0.6 * random.gaussian() - 0.18))
         activity = .lingering(until: now + Int64(seconds * 1000))
@@ -83,6 +92,12 @@ struct Person: Sendable {
 
     /// Plans the walk to the next section of the visit (or out of the store).
     mutating func nextLeg(floor: FloorPlan, now: Int64, config: SimulationConfig) {
+        if kind == .passerBy {
+            waypoints = onward
+            onward = []
+            activity = .walking
+            return
+        }
         let here = floor.section(at: position) ?? target
         if kind == .staff {
             // Staff never leave: a new random section, forever.

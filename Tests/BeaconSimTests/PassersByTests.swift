@@ -1,0 +1,75 @@
+import Testing
+import BeaconCore
+import BeaconEngine
+@testable import BeaconSim
+
+@Suite("Passers-by at the window", .serialized)
+struct PassersByTests {
+    /// Whether `device` is a passer-by's phone (their majors start at 3000).
+    static func isPasserBy(_ device: DeviceID) -> Bool {
+        device.description.split(separator: "-").dropLast().last.flatMap { Int($0) }.map { $0 >= 3000 } ?? false
+    }
+
+    @Test("passers-by stand outside the front, are heard there, never enter the truth, and walk on")
+    func standOutside() throws {
+        let chain = try DefaultChain.config().resolve()
+        var config = SimulationConfig()
+        config.shoppers = false
+        config.windowShopperInterval = 10
+        config.windowLingerSeconds = 20
+        var simulation = try Simulation(chain: chain, config: config)
+        var heard = Set<DeviceID>()
+        var standing = 0
+        var everyone = 0
+        for window in 0..<600 {
+            // Nobody new after 300 s: by the end everyone has walked on and gone.
+            if window == 300 { simulation.nextPasserBy = simulation.nextPasserBy.map { _ in .max } }
+            let (batches, truth) = simulation.nextWindow()
+            #expect(truth.isEmpty)
+            for b in batches { for s in b.sightings { heard.insert(s.device) } }
+            for person in simulation.people {
+                #expect(person.kind == .passerBy)
+                guard case .gone = person.activity else {
+                    #expect(simulation.plans[person.store].section(at: person.position) == nil)
+                    if case .lingering = person.activity { standing += 1 }
+                    continue
+                }
+            }
+            everyone = simulation.people.count
+        }
+        // About 90 in 300 s over three stores; most are heard, and each stood a while.
+        #expect(everyone > 50)
+        #expect(heard.count > everyone / 2 && heard.allSatisfy(Self.isPasserBy))
+        #expect(standing > everyone * 5)
+        #expect(simulation.presentCount == 0)
+    }
+
+    @Test("with passers-by the shoppers are those of the same seed without them")
+    func shoppersUnchanged() throws {
+        let chain = try DefaultChain.config().resolve()
+        func run(passersBy: Double?) throws -> (sightings: [String], truth: [String], passers: Int) {
+            var config = SimulationConfig()
+            config.seed = 5
+            config.windowShopperInterval = passersBy
+            var simulation = try Simulation(chain: chain, config: config)
+            var sightings: [String] = [], truth: [String] = []
+            var passers = 0
+            for _ in 0..<120 {
+                let (batches, changes) = simulation.nextWindow()
+                truth += changes.map { "\($0)" }
+                for b in batches {
+                    for s in b.sightings {
+                        if Self.isPasserBy(s.device) { passers += 1; continue }
+                        sightings.append("\(b.gateway) \(s.device)@\(s.time):\(s.rssi)")
+                    }
+                }
+            }
+            return (sightings.sorted(), truth, passers)
+        }
+        let without = try run(passersBy: nil), with = try run(passersBy: 15)
+        #expect(without.passers == 0 && with.passers > 100)
+        #expect(with.sightings == without.sightings)
+        #expect(with.truth == without.truth)
+        #expect(without.sightings.count > 1000)
+    }
+}
