@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 import BeaconCore
 import BeaconEngine
 @testable import BeaconSim
 
-@Suite("Passers-by at the window", .serialized)
+@Suite("Passers-by at the window", .serialized, .cpuBound)
 struct PassersByTests {
     /// Whether `device` is a passer-by's phone (their majors start at 3000).
     static func isPasserBy(_ device: DeviceID) -> Bool {
@@ -71,5 +72,45 @@ struct PassersByTests {
         #expect(with.sightings == without.sightings)
         #expect(with.truth == without.truth)
         #expect(without.sightings.count > 1000)
+    }
+
+    @Test("the tag's calibration keeps at least a third of the passers-by out (the default takes them in)")
+    func calibratedKeepsPassersByOut() throws {
+        let simulated = SimulatedCalibration(siteSeed: 1)
+        let calibration = try simulated.calibration()
+        var calibrated = (heard: 0, takenIn: 0), plain = (heard: 0, takenIn: 0)
+        for seed: UInt64 in [11, 12] {
+            let withCalibration = try Self.passersBy(chain: WalkCalibration.calibrated(simulated.chain, with: calibration), seed: seed)
+            let without = try Self.passersBy(chain: WalkCalibration.uncalibrated(simulated.chain), seed: seed)
+            print("passers-by of seed \(seed) taken in: calibrated \(withCalibration.takenIn) of \(withCalibration.heard), default \(without.takenIn)")
+            calibrated = (calibrated.heard + withCalibration.heard, calibrated.takenIn + withCalibration.takenIn)
+            plain = (plain.heard + without.heard, plain.takenIn + without.takenIn)
+        }
+        #expect(calibrated.heard > 80 && plain.heard == calibrated.heard)
+        #expect(calibrated.takenIn * 3 <= calibrated.heard * 2, "\(calibrated.takenIn) of \(calibrated.heard) taken in")
+        #expect(plain.takenIn >= calibrated.takenIn)
+    }
+
+    /// The passers-by of `seed` (one at each store's window every 30 s, for 600 s) that `chain`'s
+    /// engine heard and reported entering a store.
+    static func passersBy(chain: ChainConfig, seed: UInt64) throws -> (heard: Int, takenIn: Int) {
+        let resolved = try chain.resolve()
+        var config = SimulationConfig()
+        config.seed = seed
+        config.siteSeed = 1
+        config.windowShopperInterval = 30
+        var simulation = try Simulation(chain: resolved, config: config)
+        var engine = AggregationEngine(chain: resolved)
+        var out: [EngineOutput] = []
+        var heard = Set<DeviceID>()
+        for _ in 0..<Int(config.duration / config.batchWindow) {
+            for b in simulation.nextWindow().batches {
+                for s in b.sightings where isPasserBy(s.device) { heard.insert(s.device) }
+                engine.ingest(gateway: b.gateway, seq: b.seq, sent: b.sent, observations: b.sightings, into: &out)
+            }
+        }
+        engine.advance(to: simulation.now + 5_000, into: &out)
+        let entered = InProcessRun.reported(out, chain: resolved).filter { $0.kind == .enter && $0.section == nil && isPasserBy($0.device) }
+        return (heard.count, Set(entered.map(\.device)).count)
     }
 }
