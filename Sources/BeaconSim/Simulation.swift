@@ -43,10 +43,10 @@ public struct Simulation: Sendable {
     var pendingTags: [PendingTag] = []
     /// Passers-by at the windows (``SimulationConfig/windowShopperInterval``): their own stream
     /// and count, so that the shoppers are those of the same seed without them; and when the
-    /// next stops at each store, Unix ms.
+    /// next stops at each store, Unix ms (nil: nobody stops).
     var passerRandom: SeededRandom
     var passersBy = 0
-    var nextPasserBy: [Int64]
+    var nextPasserBy: [Int64]?
     /// Current simulated time, Unix ms.
     public private(set) var now: Int64
     /// Mean time between shopper arrivals per store, s; nil while the doors are closed.
@@ -77,7 +77,6 @@ public struct Simulation: Sendable {
         sectionBias = SectionBias(chain: chain, sigma: config.sectionBiasSigma, seed: site)
         random = SeededRandom(seed: config.seed)
         passerRandom = SeededRandom(seed: config.seed).fork(0x9A55_E4B7)
-        nextPasserBy = chain.stores.map { _ in .max }
         now = config.start
         arrivalInterval = config.arrivalInterval
         gain = chain.gateways.map { _ in 0 }
@@ -90,11 +89,11 @@ public struct Simulation: Sendable {
             // The people's stream moves on as it did when the gains were drawn from it.
             _ = random.gaussian()
         }
+        if let interval = config.windowShopperInterval {
+            nextPasserBy = chain.stores.map { _ in config.start + Int64(passerRandom.exponential(mean: interval) * 1000) }
+        }
         for s in chain.stores.indices {
             nextArrival[s] = config.start + Int64(random.exponential(mean: config.arrivalInterval) * 1000)
-            if let interval = config.windowShopperInterval {
-                nextPasserBy[s] = config.start + Int64(passerRandom.exponential(mean: interval) * 1000)
-            }
             guard config.shoppers else { continue }
             for _ in 0..<config.initialShoppers { addPerson(store: s, kind: .shopper, inside: true) }
             for _ in 0..<config.staffPerStore { addPerson(store: s, kind: .staff, inside: true) }
@@ -192,7 +191,7 @@ public struct Simulation: Sendable {
     }
 
     /// Someone with a phone drawn from `stream` (its advertising interval, radio and walking
-    /// speed, in the order shoppers have always drawn them), standing at `position` from now.
+    /// speed, in that order, which keeps each seed's shoppers the same), at `position` from now.
     func carrier(_ device: DeviceID, kind: Person.Kind, store: Int, at position: Chain.Point, stream: SeededRandom) -> Person {
         var r = stream
         let interval = config.advertInterval.lowerBound + r.unit() * (config.advertInterval.upperBound - config.advertInterval.lowerBound)

@@ -20,6 +20,8 @@ public struct Chain: Sendable {
         /// How far its gateways sit above a phone, m (`mount_height_m`, else
         /// ``ChainConfig/Store/defaultMountHeight``).
         public let mountHeight: Double
+        /// People stop at its window: entry needs the street test's consent (`passers_by`).
+        public let passersBy: Bool
     }
 
     /// A section of a store.
@@ -194,7 +196,7 @@ extension ChainConfig {
             stores.append(Chain.Store(
                 major: StoreNumber(store.major), name: store.name, notifyOnEntry: store.notifyOnEntry,
                 notifyOnExit: store.notifyOnExit, sections: first..<sections.count, gateways: gatewayList,
-                mountHeight: store.mountHeight ?? ChainConfig.Store.defaultMountHeight))
+                mountHeight: store.mountHeight ?? ChainConfig.Store.defaultMountHeight, passersBy: store.passersBy ?? false))
         }
         return (stores, sections, sectionIndex)
     }

@@ -23,6 +23,7 @@ extension ChainConfig {
         let sectionsByStore = validateStores(into: &issues)
         validateGateways(sectionsByStore: sectionsByStore, into: &issues)
         validateLayouts(into: &issues)
+        validatePassersBy(into: &issues)
         validateCentral(into: &issues)
         issues += tuning.validate()
         return issues
@@ -55,6 +56,26 @@ extension ChainConfig {
             sectionsByStore[store.major, default: []].formUnion(minors)
         }
         return sectionsByStore
+    }
+
+    /// Stores that keep passers-by out: the street test that judges their entries needs their
+    /// floor plan, a street door, every gateway's position, and `street_exit` on.
+    private func validatePassersBy(into issues: inout [ConfigIssue]) {
+        for (i, store) in stores.enumerated() where store.passersBy == true {
+            var missing: [String] = []
+            if !store.sections.allSatisfy({ ($0.polygon?.count ?? 0) >= 3 }) { missing.append("a polygon for every section") }
+            if !store.sections.contains(where: { $0.streetDoor }) { missing.append("a section with \"street_door\": true") }
+            let ownGateways = gateways.filter { $0.store == store.major }
+            if ownGateways.isEmpty {
+                missing.append("a gateway")
+            } else if !ownGateways.allSatisfy({ $0.position != nil }) {
+                missing.append("a \"position\" for every gateway")
+            }
+            if !tuning.streetExit { missing.append("tuning.street_exit on") }
+            guard !missing.isEmpty else { continue }
+            issues.append(ConfigIssue(path: "$.stores[\(i)].passers_by", message: "store \(store.major) keeps passers-by out with the street test, which needs "
+                + missing.joined(separator: ", ")))
+        }
     }
 
     /// One store's sections: numbers, polygons, names, adjacency; returns their numbers.

@@ -71,6 +71,13 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
         /// gateways sit above a phone, metres — part of the distance the `position` rule expects
         /// between a gateway and each point of the floor. Geometry, not a tuning knob: measure it.
         public var mountHeight: Double?
+        /// `passers_by` (optional, default false): people walk past the store and stop at its
+        /// window, heard through it. A device is then entered only once the street test finds it
+        /// more likely inside than on the street — most passers-by stay out, and shoppers are
+        /// entered seconds after they cross the door rather than as they reach it (a quiet phone
+        /// only once it walks deeper; docs/ENGINE.md, "Entering and leaving a store"). Needs the
+        /// street test's geometry.
+        public var passersBy: Bool?
 
         /// The height difference taken where a store gives none, m: gateways on a retail ceiling
         /// or high shelving (2.5–3 m) above phones held or pocketed at about 1–1.3 m; the
@@ -80,18 +87,19 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
 
         /// A store as the file would give it (`mountHeight` nil: the default height).
         public init(major: Int, name: String, notifyOnEntry: Bool = true, notifyOnExit: Bool = true, sections: [Section],
-                    mountHeight: Double? = nil) {
+                    mountHeight: Double? = nil, passersBy: Bool? = nil) {
             self.major = major
             self.name = name
             self.notifyOnEntry = notifyOnEntry
             self.notifyOnExit = notifyOnExit
             self.sections = sections
             self.mountHeight = mountHeight
+            self.passersBy = passersBy
         }
 
         enum CodingKeys: String, CodingKey {
             case major, name, notifyOnEntry = "notify_on_entry", notifyOnExit = "notify_on_exit", sections
-            case mountHeight = "mount_height_m"
+            case mountHeight = "mount_height_m", passersBy = "passers_by"
         }
 
         /// Reads a store's object; nil where a required value cannot be used (reported).
@@ -102,10 +110,11 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
             let notifyOnExit = o.optional("notify_on_exit", as: Bool.self)
             let sections = o.required("sections", expecting: "an array")?.array { $0.object { Section(reading: &$0) } }
             let mountHeight = o.optional("mount_height_m", as: Double.self)
+            let passersBy = o.optional("passers_by", as: Bool.self)
             o.comment()
             guard let major, let sections else { return nil }
             self.init(major: major, name: name ?? "store \(major)", notifyOnEntry: notifyOnEntry ?? true, notifyOnExit: notifyOnExit ?? true,
-                      sections: sections, mountHeight: mountHeight)
+                      sections: sections, mountHeight: mountHeight, passersBy: passersBy)
         }
     }
 

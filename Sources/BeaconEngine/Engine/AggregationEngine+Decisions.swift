@@ -34,12 +34,13 @@ extension AggregationEngine {
     /// The entry into `store` that was ready at `time`: from outside, an entry — once the rule
     /// consents, where it knows what just outside the store looks like (refused, the sightings
     /// gather again); from another store that had gone quiet about the device then, a move.
+    /// Either needs the street test's consent where the store keeps passers-by out.
     private mutating func completeEntry(_ track: Int, store: Int, at time: EventTime, into out: inout [EngineOutput]) {
         if let visit = presence[track].presence.visit {
-            guard visit.store != store else { return }
+            guard visit.store != store, streetAdmits(track, to: store, at: time) else { return }
             exitStore(track, at: time, into: &out)
         } else {
-            guard admitted(track, to: store, at: time) else { return }
+            guard streetAdmits(track, to: store, at: time), admitted(track, to: store, at: time) else { return }
         }
         enterStore(track, store: store, at: time, into: &out)
     }
@@ -144,20 +145,17 @@ extension AggregationEngine {
     /// has left (StreetTest.swift).
     mutating func streetStep(_ track: Int, store: Int, at time: EventTime) -> Bool {
         let device = presence[track].presence
-        let own = device.store
         let reading = StreetTest.Reading(section: device.section, inside: device.state == .inside)
         return street.step(track, store: store, at: time, reading: reading) { [links, gateways, local = gatewayIndex.local] model, cutoff in
-            guard let own else { return nil }
-            return withUnsafeTemporaryAllocation(of: FreshLink.self, capacity: LinkTable.maxLinks) { buffer in
-                let n = links.freshLinks(track, in: own, at: time, localIndex: local, into: buffer)
-                let fresh = UnsafeBufferPointer(rebasing: buffer[..<n])
-                return withUnsafeTemporaryAllocation(of: MissedGateway.self, capacity: model.gateways.count) { scratch in
-                    // Gateways of the store that have not heard it lately: each says "too weak here".
-                    let m = links.missedGateways(track, of: model.gateways, fresh: fresh, at: time, gateways: gateways, into: scratch)
-                    return StreetTest.evidence(model: model, section: reading.section.flatMap { model.sections.local[$0] },
-                                               fresh: fresh, missed: UnsafeBufferPointer(rebasing: scratch[..<m]), insideCutoff: cutoff)
-                }
-            }
+            links.streetEvidence(track, in: store, at: time, section: reading.section, localIndex: local, gateways: gateways, model: model, cutoff: cutoff)
+        }
+    }
+
+    /// Whether the street test lets the device on `track` into `store` at `time`: yes unless the
+    /// store keeps passers-by out (StreetTest.swift, EntryJudgement.swift).
+    private mutating func streetAdmits(_ track: Int, to store: Int, at time: EventTime) -> Bool {
+        street.admits(track, to: store, at: time) { [links, gateways, local = gatewayIndex.local] model, cutoff in
+            links.streetEvidence(track, in: store, at: time, section: nil, localIndex: local, gateways: gateways, model: model, cutoff: cutoff)
         }
     }
 }

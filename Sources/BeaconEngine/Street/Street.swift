@@ -18,7 +18,12 @@ enum Street {
     /// certain.
     static let floorProbability = 1e-6
     static let ceilingProbability = 1 - 1e-9
-    /// Below this P(street) a device seen leaving may enter again.
+    /// P(street) of a device first judged for entering a store that keeps passers-by out: as
+    /// likely on the street as inside. Past a few seconds of evidence it hardly matters (0.2
+    /// gives the same on the simulator).
+    static let entryPrior = 0.5
+    /// Below this P(street) a device seen leaving may enter again, and one judged for entering a
+    /// store that keeps passers-by out may enter: inside is then the likelier.
     static let reentryProbability = 0.5
     /// How long after a street exit re-entry needs the street test's consent.
     static let reentryGuard = EventDuration(milliseconds: 120_000)

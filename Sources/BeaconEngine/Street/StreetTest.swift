@@ -26,25 +26,48 @@ struct StreetTest: Sendable {
 
     /// Per store, the street's model (nil where the geometry is missing or it is switched off).
     let models: [StreetModel?]
+    /// Per store, whether every entry needs the test's consent (`passers_by`).
+    let judgesEntries: [Bool]
+    /// Per track, the entry being judged, if any (``admits(_:to:at:evidence:)``).
+    private(set) var judgements: [EntryJudgement?] = []
     /// Mean time before someone just outside comes back in (`outside_stay_s`), s.
     let returnTime: Double
     /// Per track.
     private(set) var devices: [DeviceState] = []
 
     init(chain: Chain) {
-        models = chain.stores.indices.map { chain.tuning.streetExit ? StreetModel(chain: chain, store: $0) : nil }
+        let models = chain.stores.indices.map { chain.tuning.streetExit ? StreetModel(chain: chain, store: $0) : nil }
+        self.models = models
+        judgesEntries = chain.stores.indices.map { models[$0] != nil && chain.stores[$0].passersBy }
         returnTime = chain.tuning.outsideStaySeconds
     }
 
     /// Whether `store` has a street model.
     func covers(_ store: Int) -> Bool { models[store] != nil }
 
+    /// Whether the device on `track` may enter `store` at `time` (from outside, or from another
+    /// store): always, unless the store keeps passers-by out; then once its judgement
+    /// (``EntryJudgement``) finds the street the less likely. A judgement of another store, or
+    /// one not looked at for ``returnTime``, starts afresh. `evidence` as for ``step``'s.
+    mutating func admits(_ track: Int, to store: Int, at time: EventTime, evidence: (StreetModel, Double) -> Double?) -> Bool {
+        guard judgesEntries[store], let model = models[store] else { return true }
+        var judgement = EntryJudgement(store: store)
+        if let current = judgements[track], current.store == store, let last = current.updated, (time - last).seconds < returnTime {
+            judgement = current
+        }
+        judgement.look(at: time, logRatio: evidence(model, .infinity))
+        judgements[track] = judgement
+        return judgement.admits
+    }
+
     /// Track `track` now holds a device not seen yet.
     mutating func start(_ track: Int) {
         if track < devices.count {
             devices[track] = DeviceState()
+            judgements[track] = nil
         } else {
             devices.append(DeviceState())
+            judgements.append(nil)
         }
     }
 
@@ -52,6 +75,7 @@ struct StreetTest: Sendable {
     mutating func startVisit(_ track: Int) {
         devices[track].probability = 0
         devices[track].updated = nil
+        judgements[track] = nil
     }
 
     /// The test took the device out of `store` at `time`.

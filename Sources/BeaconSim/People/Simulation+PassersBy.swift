@@ -6,13 +6,14 @@ extension Simulation {
 
     /// Sets off every passer-by due to stop at a store's window by `t`.
     mutating func passersBy(until t: Int64) {
-        guard let interval = config.windowShopperInterval else { return }
+        guard let interval = config.windowShopperInterval, var next = nextPasserBy else { return }
         for s in chain.stores.indices {
-            while nextPasserBy[s] <= t {
+            while next[s] <= t {
                 addPasserBy(store: s)
-                nextPasserBy[s] += max(1000, Int64(passerRandom.exponential(mean: interval) * 1000))
+                next[s] += max(1000, Int64(passerRandom.exponential(mean: interval) * 1000))
             }
         }
+        nextPasserBy = next
     }
 
     /// A passer-by who comes along the street to a spot 1–3 m out from the front within 6 m of the
