@@ -9,10 +9,16 @@ struct EntryJudgement: Sendable {
     let store: Int
     /// P(on the street rather than inside).
     var probability = Street.entryPrior
-    /// When the evidence was last weighed; nil before the first look.
+    /// When the evidence was last weighed (just begun: when the device was last looked at for
+    /// another store); nil before any look.
     var updated: EventTime?
 
-    init(store: Int) { self.store = store }
+    /// A judgement of `store` from ``Street/entryPrior``; `lastLook`: when the device was last
+    /// looked at for another store, so that switching stores does not count a look in full twice.
+    init(store: Int, lastLook: EventTime? = nil) {
+        self.store = store
+        updated = lastLook
+    }
 
     /// Whether the device may enter: the street is the less likely.
     var admits: Bool { probability < Street.reentryProbability }
@@ -28,6 +34,6 @@ struct EntryJudgement: Sendable {
         guard let logRatio else { return }
         let ratio = exp(max(-50, min(50, weight * logRatio)))
         let p = probability * ratio / (probability * ratio + (1 - probability))
-        probability = min(max(p, Street.floorProbability), Street.ceilingProbability)
+        probability = min(max(p, Street.floorProbability), Street.entryCeiling)
     }
 }

@@ -22,6 +22,10 @@ enum Street {
     /// likely on the street as inside. Past a few seconds of evidence it hardly matters (0.2
     /// gives the same on the simulator).
     static let entryPrior = 0.5
+    /// The most an entry judgement holds the street to be likely: someone who stood at the window
+    /// for minutes and then walks in needs only a few seconds of evidence (ln 99 ≈ 4.6 nats), not
+    /// as long as they stood there.
+    static let entryCeiling = 0.99
     /// Below this P(street) a device seen leaving may enter again, and one judged for entering a
     /// store that keeps passers-by out may enter: inside is then the likelier.
     static let reentryProbability = 0.5

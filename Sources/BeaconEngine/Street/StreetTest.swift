@@ -48,11 +48,13 @@ struct StreetTest: Sendable {
     /// Whether the device on `track` may enter `store` at `time` (from outside, or from another
     /// store): always, unless the store keeps passers-by out; then once its judgement
     /// (``EntryJudgement``) finds the street the less likely. A judgement of another store, or
-    /// one not looked at for ``returnTime``, starts afresh. `evidence` as for ``step``'s.
+    /// one not looked at for ``returnTime``, starts afresh from the prior, its first look
+    /// weighed by the time since the last. `evidence` as for ``step``'s.
     mutating func admits(_ track: Int, to store: Int, at time: EventTime, evidence: (StreetModel, Double) -> Double?) -> Bool {
         guard judgesEntries[store], let model = models[store] else { return true }
-        var judgement = EntryJudgement(store: store)
-        if let current = judgements[track], current.store == store, let last = current.updated, (time - last).seconds < returnTime {
+        let current = judgements[track]
+        var judgement = EntryJudgement(store: store, lastLook: current?.updated)
+        if let current, current.store == store, let last = current.updated, (time - last).seconds < returnTime {
             judgement = current
         }
         judgement.look(at: time, logRatio: evidence(model, .infinity))
