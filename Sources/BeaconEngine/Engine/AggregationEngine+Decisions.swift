@@ -154,7 +154,8 @@ extension AggregationEngine {
     /// Whether the street test lets the device on `track` into `store` at `time`: yes unless the
     /// store keeps passers-by out (StreetTest.swift, EntryJudgement.swift).
     private mutating func streetAdmits(_ track: Int, to store: Int, at time: EventTime) -> Bool {
-        street.admits(track, to: store, at: time) { [links, gateways, local = gatewayIndex.local] model, cutoff in
+        guard street.judgesEntries[store] else { return true }
+        return street.admits(track, to: store, at: time) { [links, gateways, local = gatewayIndex.local] model, cutoff in
             links.streetEvidence(track, in: store, at: time, section: nil, localIndex: local, gateways: gateways, model: model, cutoff: cutoff)
         }
     }

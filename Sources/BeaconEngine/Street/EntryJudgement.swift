@@ -1,5 +1,3 @@
-import Foundation
-
 /// The street test's judgement of whether a device outside a store that keeps passers-by out
 /// (`passers_by`), or in another store, has come into it: P(on the street) from
 /// ``Street/entryPrior``, moved only by the evidence — unlike the exit filter it has no drift, so
@@ -32,8 +30,7 @@ struct EntryJudgement: Sendable {
         let weight = updated.map { min(1, (time - $0).seconds / Street.evidenceTime) } ?? 1
         updated = time
         guard let logRatio else { return }
-        let ratio = exp(max(-50, min(50, weight * logRatio)))
-        let p = probability * ratio / (probability * ratio + (1 - probability))
+        let p = Street.posterior(probability, logRatio: logRatio, weight: weight)
         probability = min(max(p, Street.floorProbability), Street.entryCeiling)
     }
 }

@@ -22,10 +22,10 @@ enum Street {
     /// likely on the street as inside. Past a few seconds of evidence it hardly matters (0.2
     /// gives the same on the simulator).
     static let entryPrior = 0.5
-    /// The most an entry judgement holds the street to be likely: someone who stood at the window
-    /// for minutes and then walks in needs only a few seconds of evidence (ln 99 ≈ 4.6 nats), not
-    /// as long as they stood there.
-    static let entryCeiling = 0.99
+    /// The most an entry judgement holds the street to be likely, the certainty that takes a
+    /// device out: someone who stood at the window for minutes and then walks in needs only a few
+    /// seconds of evidence (ln 99 ≈ 4.6 nats), not as long as they stood there.
+    static let entryCeiling = exitProbability
     /// Below this P(street) a device seen leaving may enter again, and one judged for entering a
     /// store that keeps passers-by out may enter: inside is then the likelier.
     static let reentryProbability = 0.5
@@ -39,4 +39,14 @@ enum Street {
     /// In-store positions tried per section: a grid of this many columns and rows over its polygon,
     /// so that a phone in a corner is not mistaken for one outside.
     static let grid = 4
+}
+
+extension Street {
+    /// P(street) `p` after weighing readings whose log-likelihood ratio (street against inside)
+    /// is `logRatio`, counted `weight` times (Bayes' rule on the odds; the exponent is bounded so
+    /// that no reading overflows them).
+    static func posterior(_ p: Double, logRatio: Double, weight: Double) -> Double {
+        let ratio = exp(max(-50, min(50, weight * logRatio)))
+        return p * ratio / (p * ratio + (1 - p))
+    }
 }

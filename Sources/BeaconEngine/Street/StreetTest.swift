@@ -113,8 +113,7 @@ struct StreetTest: Sendable {
         let floor = Street.floorProbability
         let cutoff = -log(floor * (1 - p) / (p * (1 - floor))) / weight
         if let logRatio = evidence(model, weight * cutoff <= 50 ? cutoff : .infinity) {
-            let ratio = exp(max(-50, min(50, weight * logRatio)))
-            p = p * ratio / (p * ratio + (1 - p))
+            p = Street.posterior(p, logRatio: logRatio, weight: weight)
         }
         devices[track].probability = min(max(p, Street.floorProbability), Street.ceilingProbability)
         return devices[track].probability >= Street.exitProbability
