@@ -46,6 +46,10 @@ public struct Simulation: Sendable {
     /// next stops at each store, Unix ms (nil: nobody stops).
     var passerRandom: SeededRandom
     var passersBy = 0
+    /// Which arriving shoppers stop at the window first, and where and how long
+    /// (``SimulationConfig/windowFirstShare``): a stream of its own, drawn only when the share
+    /// is set, so that each shopper's visit is the one drawn without it.
+    var windowFirstRandom: SeededRandom
     var nextPasserBy: [Int64]?
     /// Current simulated time, Unix ms.
     public private(set) var now: Int64
@@ -77,6 +81,7 @@ public struct Simulation: Sendable {
         sectionBias = SectionBias(chain: chain, sigma: config.sectionBiasSigma, seed: site)
         random = SeededRandom(seed: config.seed)
         passerRandom = SeededRandom(seed: config.seed).fork(0x9A55_E4B7)
+        windowFirstRandom = SeededRandom(seed: config.seed).fork(0x100C_F125)
         now = config.start
         arrivalInterval = config.arrivalInterval
         gain = chain.gateways.map { _ in 0 }
@@ -184,6 +189,9 @@ public struct Simulation: Sendable {
             person.target = door.section
             person.waypoints = [door.inside, plan.randomPoint(in: door.section, &person.random)]
             person.activity = .walking
+            if kind == .shopper, config.windowFirstShare > 0, windowFirstRandom.unit() < config.windowFirstShare {
+                stopAtWindowFirst(&person, plan: plan)
+            }
         }
         people.append(person)
         shadow.append(chain.stores[store].gateways.map { _ in (person.random.gaussian() * config.shadowSigma, now) })

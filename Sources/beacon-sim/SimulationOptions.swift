@@ -13,6 +13,9 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Mean seconds a passer-by stands at the window (log-normal, 1…3600).")
     var windowLinger: Double = SimulationConfig().windowLingerSeconds
 
+    @Option(help: "Share of arriving shoppers who stop at the window first, as long as a passer-by, then come in (0…1).")
+    var windowFirst: Double = SimulationConfig().windowFirstShare
+
     @Option(help: "Median seconds a shopper lingers in a section (log-normal).")
     var linger: Double = SimulationConfig().lingerSeconds
 
@@ -86,6 +89,7 @@ struct SimulationOptions: ParsableArguments {
         try check(linger, 0.1...86_400, "--linger")
         if let windowShoppers { try check(windowShoppers, 1...86_400, "--window-shoppers") }
         try check(windowLinger, 1...3600, "--window-linger")
+        try check(windowFirst, 0...1, "--window-first")
         try check(sectionsPerVisit, 1...1000, "--sections-per-visit")
         try check(boundaryShare, 0...1, "--boundary-share")
         guard advertIntervalRange != nil else {
@@ -113,6 +117,7 @@ struct SimulationOptions: ParsableArguments {
         config.lingerSeconds = linger
         config.windowShopperInterval = windowShoppers
         config.windowLingerSeconds = windowLinger
+        config.windowFirstShare = windowFirst
         config.sectionsPerVisit = sectionsPerVisit
         config.boundaryShare = boundaryShare
         config.advertInterval = advertIntervalRange ?? config.advertInterval

@@ -45,6 +45,42 @@ struct PassersByTests {
         #expect(simulation.presentCount == 0)
     }
 
+    @Test("shoppers who look first stand outside the front, outside in the truth, then come in")
+    func lookFirst() throws {
+        let chain = try DefaultChain.config().resolve()
+        func run(share: Double) throws -> (lookedFirst: Int, arrived: Int, standing: Int, delays: [Double]) {
+            var config = SimulationConfig()
+            config.seed = 3
+            config.windowFirstShare = share
+            var simulation = try Simulation(chain: chain, config: config)
+            let atStart = simulation.people.count
+            var firstHeard: [DeviceID: Int64] = [:], entered: [DeviceID: Int64] = [:]
+            var standing = 0
+            for _ in 0..<300 {
+                let (batches, truth) = simulation.nextWindow()
+                for b in batches { for s in b.sightings where firstHeard[s.device] == nil { firstHeard[s.device] = s.time } }
+                for c in truth where c.store != nil && entered[c.device] == nil { entered[c.device] = c.time }
+                for person in simulation.people[atStart...] where !person.onward.isEmpty {
+                    guard case .lingering = person.activity else { continue }
+                    #expect(simulation.plans[person.store].section(at: person.position) == nil)
+                    standing += 1
+                }
+            }
+            let arrivals = simulation.people[atStart...]
+            let delays = arrivals.compactMap { p in entered[p.device].flatMap { e in firstHeard[p.device].map { Double(e - $0) / 1000 } } }
+            return (arrivals.filter { $0.windowStay != nil }.count, arrivals.count, standing, delays.sorted())
+        }
+        let plain = try run(share: 0), looking = try run(share: 1)
+        #expect(plain.lookedFirst == 0 && plain.standing == 0)
+        #expect(looking.arrived > 20 && looking.lookedFirst == looking.arrived)
+        #expect(looking.standing > looking.arrived * 5)
+        // Heard along the street and at the window before they cross the door; most come in.
+        let median = { (d: [Double]) in d[d.count / 2] }
+        print("first heard to entering, median: \(median(plain.delays)) s; looking first \(median(looking.delays)) s, \(looking.delays.count) of \(looking.arrived) in")
+        #expect(median(plain.delays) < 10 && median(looking.delays) > 20)
+        #expect(looking.delays.count * 2 > looking.arrived)
+    }
+
     @Test("with passers-by the shoppers are those of the same seed without them")
     func shoppersUnchanged() throws {
         let chain = try DefaultChain.config().resolve()
@@ -113,14 +149,32 @@ struct PassersByTests {
         #expect(entries > 100 && missed * 10 <= entries, "\(missed) of \(entries) missed")
     }
 
-    /// The passers-by of `seed` (one at each store's window every 30 s, for 600 s) that `chain`'s
-    /// engine heard and reported entering a store.
-    static func passersBy(chain: ChainConfig, seed: UInt64) throws -> (heard: Int, takenIn: Int, report: EvaluationReport) {
+    @Test("stores that say passers-by let in the shoppers who stood at the window first about as soon as the rest")
+    func lookedFirstLetIn() throws {
+        var config = DefaultChain.config()
+        for s in config.stores.indices { config.stores[s].passersBy = true }
+        let run = try Self.passersBy(chain: config, seed: 11, windowFirst: 1)
+        let latencies = run.report.enterLatencies.sorted()
+        let median = Double(latencies[latencies.count / 2]) / 1000
+        print("every arriving shopper looked first (seed 11): entered a median \(median) s after crossing the door, "
+            + "\(run.report.missedEnters) of \(run.report.missedEnters + latencies.count) missed")
+        // A judgement held at no bound keeps someone who stood at the window for a minute out for
+        // about as long again once inside.
+        #expect(latencies.count > 50 && median < 10)
+        // Missed: entries not reported near the crossing, most of them reported at the window.
+        #expect(run.report.missedEnters * 5 <= run.report.missedEnters + latencies.count)
+    }
+
+    /// The passers-by of `seed` (one at each store's window every 30 s, for 600 s; `windowFirst`:
+    /// the share of arriving shoppers who stand there first) that `chain`'s engine heard and
+    /// reported entering a store.
+    static func passersBy(chain: ChainConfig, seed: UInt64, windowFirst: Double = 0) throws -> (heard: Int, takenIn: Int, report: EvaluationReport) {
         let resolved = try chain.resolve()
         var config = SimulationConfig()
         config.seed = seed
         config.siteSeed = 1
         config.windowShopperInterval = 30
+        config.windowFirstShare = windowFirst
         var simulation = try Simulation(chain: resolved, config: config)
         var engine = AggregationEngine(chain: resolved)
         var out: [EngineOutput] = []

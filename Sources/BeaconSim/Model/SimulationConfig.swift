@@ -23,6 +23,10 @@ public struct SimulationConfig: Sendable, Equatable {
     public var windowShopperInterval: Double?
     /// Mean time a passer-by stands at the window, seconds (log-normal, as in-store lingering).
     public var windowLingerSeconds = 30.0
+    /// Share of arriving shoppers who stop at their store's window first (0…1): they come along
+    /// the street as passers-by do, stand there as long, then walk in — the people a store that
+    /// keeps passers-by out must still let in.
+    public var windowFirstShare = 0.0
     /// Staff badges per store (they never leave).
     public var staffPerStore = 2
     /// Mean sections a shopper visits (geometric).

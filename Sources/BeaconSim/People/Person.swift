@@ -38,8 +38,11 @@ struct Person: Sendable {
     var plan: [Int] = []
     /// The local section the person is walking to or lingering in.
     var target = 0
-    /// Where a passer-by walks on to after standing at the window (empty once on the way).
+    /// Where someone standing at the window walks on to — along the street (a passer-by) or in
+    /// (a shopper who looked first) — empty once on the way.
     var onward: [Chain.Point] = []
+    /// How long a shopper who looks first stands at the window, s (drawn apart from their visit).
+    var windowStay: Double?
     /// Next advert time, ms.
     var nextAdvert: Int64
     var random: SeededRandom
@@ -74,8 +77,12 @@ struct Person: Sendable {
 
     /// At the end of a walk: linger in the section, or vanish after leaving by the street door.
     mutating func arrived(floor: FloorPlan, now: Int64, config: SimulationConfig) {
-        if kind == .passerBy && !onward.isEmpty {
+        if !onward.isEmpty {
             heading = floor.facingFront
+            if let windowStay {
+                activity = .lingering(until: now + Int64(windowStay * 1000))
+                return
+            }
         } else if plan.isEmpty && floor.section(at: position) == nil {
             activity = .gone
             return
@@ -92,7 +99,7 @@ struct Person: Sendable {
 
     /// Plans the walk to the next section of the visit (or out of the store).
     mutating func nextLeg(floor: FloorPlan, now: Int64, config: SimulationConfig) {
-        if kind == .passerBy {
+        if kind == .passerBy || !onward.isEmpty {
             waypoints = onward
             onward = []
             activity = .walking

@@ -1,3 +1,4 @@
+import Foundation
 import BeaconCore
 
 extension Simulation {
@@ -42,5 +43,20 @@ extension Simulation {
         people.append(person)
         shadow.append(chain.stores[store].gateways.map { _ in (person.random.gaussian() * config.shadowSigma, now) })
         truth.append((nil, nil))
+    }
+
+    /// An arriving shopper who first comes along the street and stands at the window as a
+    /// passer-by does (``windowFirstRandom``: where, and how long), then walks in as planned.
+    func stopAtWindowFirst(_ person: inout Person, plan: FloorPlan) {
+        var r = windowFirstRandom.fork(UInt64(deviceCounter))
+        let side: Double = r.unit() < 0.5 ? -1 : 1
+        var spot = plan.streetDoors[0].outside
+        for _ in 0..<20 {
+            if let p = plan.frontPoint(along: (r.unit() * 2 - 1) * 6, out: 1 + r.unit() * 2) { spot = p; break }
+        }
+        person.position = plan.frontPoint(along: side * Self.streetReach, out: 2 + r.unit() * 2) ?? spot
+        person.onward = [plan.streetDoors[0].outside] + person.waypoints
+        person.waypoints = [spot]
+        person.windowStay = max(5, config.windowLingerSeconds * exp(0.6 * r.gaussian() - 0.18))
     }
 }
