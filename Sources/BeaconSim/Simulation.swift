@@ -46,11 +46,12 @@ public struct Simulation: Sendable {
     /// next stops at each store, Unix ms (nil: nobody stops).
     var passerRandom: SeededRandom
     var passersBy = 0
+    var nextPasserBy: [Int64]?
     /// Which arriving shoppers stop at the window first, and where and how long
     /// (``SimulationConfig/windowFirstShare``): a stream of its own, drawn only when the share
-    /// is set, so that each shopper's visit is the one drawn without it.
+    /// is set, so that the others are those of the same seed without it, and those who look
+    /// first arrive when they would have and visit the same sections.
     var windowFirstRandom: SeededRandom
-    var nextPasserBy: [Int64]?
     /// Current simulated time, Unix ms.
     public private(set) var now: Int64
     /// Mean time between shopper arrivals per store, s; nil while the doors are closed.

@@ -6,7 +6,8 @@ import BeaconEngine
 /// calibration walk, or the phone of a passer-by who stops at the window and walks on.
 struct Person: Sendable {
     /// What kind of carrier, which shapes the walk: a tag follows the route it was given; a
-    /// passer-by stands at the window once, then follows ``onward``.
+    /// passer-by stands at the window once, then follows ``onward``, as does a shopper who looks
+    /// in the window first (``windowStay``).
     enum Kind: Sendable { case shopper, staff, tag, passerBy }
 
     /// What the person is doing now.
@@ -41,7 +42,8 @@ struct Person: Sendable {
     /// Where someone standing at the window walks on to — along the street (a passer-by) or in
     /// (a shopper who looked first) — empty once on the way.
     var onward: [Chain.Point] = []
-    /// How long a shopper who looks first stands at the window, s (drawn apart from their visit).
+    /// How long a shopper who looks first stands at the window, s (drawn apart from their visit);
+    /// nil for everyone else.
     var windowStay: Double?
     /// Next advert time, ms.
     var nextAdvert: Int64
@@ -75,7 +77,8 @@ struct Person: Sendable {
         }
     }
 
-    /// At the end of a walk: linger in the section, or vanish after leaving by the street door.
+    /// At the end of a walk: stand at the window (``onward`` still to walk), linger in the
+    /// section, or vanish after leaving by the street door.
     mutating func arrived(floor: FloorPlan, now: Int64, config: SimulationConfig) {
         if !onward.isEmpty {
             heading = floor.facingFront
@@ -92,9 +95,12 @@ struct Person: Sendable {
         case .passerBy: config.windowLingerSeconds
         case .shopper, .tag: config.lingerSeconds
         }
-        // Log-normal lingering: most short, a few long, as in shops.
-        let seconds = max(5, mean * exp(0.6 * random.gaussian() - 0.18))
-        activity = .lingering(until: now + Int64(seconds * 1000))
+        activity = .lingering(until: now + Int64(Self.lingering(mean: mean, &random) * 1000))
+    }
+
+    /// How long someone stops, s: log-normal around `mean` — most short, a few long, as in shops.
+    static func lingering(mean: Double, _ random: inout SeededRandom) -> Double {
+        max(5, mean * exp(0.6 * random.gaussian() - 0.18))
     }
 
     /// Plans the walk to the next section of the visit (or out of the store).

@@ -1,5 +1,5 @@
-import Foundation
 import BeaconCore
+import BeaconEngine
 
 extension Simulation {
     /// How far along the street a passer-by comes from and goes on to, either side of the door, m.
@@ -30,10 +30,7 @@ extension Simulation {
         var r = person.random
         let side: Double = r.unit() < 0.5 ? -1 : 1
         let lane = 2 + r.unit() * 2
-        var spot = plan.streetDoors[0].outside
-        for _ in 0..<20 {
-            if let p = plan.frontPoint(along: (r.unit() * 2 - 1) * 6, out: 1 + r.unit() * 2) { spot = p; break }
-        }
+        let spot = Self.windowSpot(plan, &r)
         person.position = plan.frontPoint(along: side * Self.streetReach, out: lane) ?? spot
         let end = plan.frontPoint(along: -side * Self.streetReach, out: lane) ?? spot
         person.random = r
@@ -50,13 +47,19 @@ extension Simulation {
     func stopAtWindowFirst(_ person: inout Person, plan: FloorPlan) {
         var r = windowFirstRandom.fork(UInt64(deviceCounter))
         let side: Double = r.unit() < 0.5 ? -1 : 1
-        var spot = plan.streetDoors[0].outside
-        for _ in 0..<20 {
-            if let p = plan.frontPoint(along: (r.unit() * 2 - 1) * 6, out: 1 + r.unit() * 2) { spot = p; break }
-        }
+        let spot = Self.windowSpot(plan, &r)
         person.position = plan.frontPoint(along: side * Self.streetReach, out: 2 + r.unit() * 2) ?? spot
         person.onward = [plan.streetDoors[0].outside] + person.waypoints
         person.waypoints = [spot]
-        person.windowStay = max(5, config.windowLingerSeconds * exp(0.6 * r.gaussian() - 0.18))
+        person.windowStay = Person.lingering(mean: config.windowLingerSeconds, &r)
+    }
+
+    /// Where someone stops to look in the window: 1–3 m out from the front, within 6 m of the
+    /// door (just outside the door where the front is too crooked to find such a point).
+    static func windowSpot(_ plan: FloorPlan, _ r: inout SeededRandom) -> Chain.Point {
+        for _ in 0..<20 {
+            if let p = plan.frontPoint(along: (r.unit() * 2 - 1) * 6, out: 1 + r.unit() * 2) { return p }
+        }
+        return plan.streetDoors[0].outside
     }
 }
