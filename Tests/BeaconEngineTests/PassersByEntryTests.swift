@@ -57,18 +57,10 @@ struct PassersByEntryTests {
     /// the gateways of `stores`; returns the time after the walk.
     static func walk(_ d: inout Driver, from start: Int64, _ path: [(x: Double, y: Double)], body: Double,
                      noise: inout SplitMix64, stores: [Int] = [3]) -> Int64 {
-        var t = start
-        for p in path {
-            for g in gateways where stores.contains(g.store) {
-                var sightings: [(DeviceID, Int64, Int)] = []
-                for k in 0..<4 {
-                    if let level = rssi(g, x: p.x, y: p.y, body: body, noise: &noise) { sightings.append((phone, t + Int64(k) * 250, level)) }
-                }
-                d.batch(g.id, sent: t + 1000, sightings)
-            }
-            t += 1000
+        let heard = gateways.filter { stores.contains($0.store) }
+        return d.walk(phone, from: start, path, gateways: heard.map(\.id)) { g, x, y in
+            rssi(heard[g], x: x, y: y, body: body, noise: &noise)
         }
-        return t
     }
 
     /// `seconds` at one place.

@@ -44,18 +44,9 @@ struct StreetTests {
     /// Drives the phone along `path` (position per second), four adverts a second.
     static func walk(_ d: inout Driver, from start: Int64, _ path: [(x: Double, y: Double)], body: Double, seed: UInt64 = 1) -> Int64 {
         var noise = SplitMix64(state: seed)
-        var t = start
-        for p in path {
-            for g in gateways {
-                var sightings: [(DeviceID, Int64, Int)] = []
-                for k in 0..<4 {
-                    if let level = rssi(g, x: p.x, y: p.y, body: body, noise: &noise) { sightings.append((phone, t + Int64(k) * 250, level)) }
-                }
-                d.batch(g.id, sent: t + 1000, sightings)
-            }
-            t += 1000
+        return d.walk(phone, from: start, path, gateways: gateways.map(\.id)) { g, x, y in
+            rssi(gateways[g], x: x, y: y, body: body, noise: &noise)
         }
-        return t
     }
 
     @Test("a shopper walking away outside the door is exited while still heard, long before the silence would")

@@ -78,6 +78,28 @@ public struct Driver {
         }
     }
 
+    /// Walks `device` along `path` (a position per second from `start`, ms), four adverts a
+    /// second: each of `gateways` reports what `level` says it hears at a position (nil:
+    /// nothing), asked in gateway order, four times a position. Returns the time after the walk.
+    @discardableResult
+    public mutating func walk(
+        _ device: DeviceID, from start: Int64, _ path: [(x: Double, y: Double)], gateways: [String],
+        level: (_ gateway: Int, _ x: Double, _ y: Double) -> Int?
+    ) -> Int64 {
+        var t = start
+        for p in path {
+            for (g, id) in gateways.enumerated() {
+                var sightings: [(DeviceID, Int64, Int)] = []
+                for k in 0..<4 {
+                    if let rssi = level(g, p.x, p.y) { sightings.append((device, t + Int64(k) * 250, rssi)) }
+                }
+                batch(id, sent: t + 1000, sightings)
+            }
+            t += 1000
+        }
+        return t
+    }
+
     /// Only heartbeats (empty batches) from `gateways` over [`from`, `to`).
     public mutating func silence(from: Int64, to: Int64, gateways: [String] = ["gw-a", "gw-b", "gw-b2", "gw-c", "gw-h"]) {
         var second = from
