@@ -170,6 +170,26 @@ struct EvaluatorTests {
         #expect(r.sectionAccuracy == 1)
     }
 
+    @Test("an entry reported from the window, long before the crossing, is early: missed, false, and its lead kept")
+    func earlyEntry() {
+        // Outside from 0 s (at the window), in at 60 s; reported in at 10 s.
+        let truths = [truth(0, nil, nil), truth(60, 1, 1), truth(300, nil, nil)]
+        let reports = [report(10, .enter, 1), report(10, .enter, 1, 1), report(300, .exit, 1, 1), report(300, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000)
+        #expect(r.earlyEnterLeads == [50_000] && r.missedEnters == 1 && r.falseEnters == 1, "\(r)")
+        // 5 s before the crossing is within the matching window: an entry, not an early one.
+        let soon = Evaluator.evaluate(truth: truths, reported: [report(55, .enter, 1)] + reports.dropFirst(), end: t0 + 600_000)
+        #expect(soon.earlyEnterLeads.isEmpty && soon.enterLatencies == [-5000] && soon.missedEnters == 0, "\(soon)")
+    }
+
+    @Test("a device never reported out is not entered early when it comes back: its exit was missed")
+    func missedExitIsNotEarlyEntry() {
+        let truths = [truth(0, 1, 1), truth(100, nil, nil), truth(200, 1, 1), truth(400, nil, nil)]
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1), report(400, .exit, 1, 1), report(400, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 700_000)
+        #expect(r.missedExits == 1 && r.missedEnters == 1 && r.earlyEnterLeads.isEmpty, "\(r)")
+    }
+
     @Test("percentiles use the nearest rank")
     func percentiles() {
         #expect(EvaluationReport.percentile([1000, 2000, 3000, 4000], 50) == 2)

@@ -98,13 +98,15 @@ struct UnscoredTruthTests {
         #expect(EvaluationReport().sectionEntersPerTrueChange == nil)
     }
 
-    @Test("the wide table adds the two columns after the standard eleven")
+    @Test("the wide table adds the four columns after the standard eleven")
     func wideRow() {
         var r = EvaluationReport()
         r.sectionEnters = 3
         r.sectionChangeLatencies = [1000, 2000]
+        r.earlyEnterLeads = [40_000, 12_000, 50_000]
         let columns = Report.row("x", r, wide: true).split(whereSeparator: \.isWhitespace)
-        #expect(columns.count == 13 && columns[11] == "1.50" && columns[12] == "2")
+        #expect(columns.count == 15 && columns[11] == "1.50" && columns[12] == "2" && columns[13] == "3" && columns[14] == "40.0")
+        #expect(Report.row("x", EvaluationReport(), wide: true).hasSuffix("  0           -"))
         #expect(Report.row("x", r).split(whereSeparator: \.isWhitespace).count == 11)
         #expect(Report.wideHeader.hasPrefix(Report.header))
     }

@@ -29,6 +29,10 @@ public struct EvaluationReport: Sendable, Equatable {
     /// section), made while the truth was scored; a change that only catches up with the place
     /// the truth resumes in after an unscored span does not count.
     public var sectionEnters = 0
+    /// Store entries reported more than 10 s before the device crossed the door, while it was
+    /// still outside that store (at its window, say): how long before the crossing, ms. Each is
+    /// also a missed entry (the report lies outside the matching window) and a false one.
+    public var earlyEnterLeads: [Int64] = []
 
     /// Flaps per device-hour in store.
     public var flapsPerDeviceHour: Double { deviceHours > 0 ? Double(flaps) / deviceHours : 0 }

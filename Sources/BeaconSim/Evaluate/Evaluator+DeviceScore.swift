@@ -98,6 +98,7 @@ extension Evaluator {
                         report.enterLatencies.append(reports[k].time - t.time)
                     } else {
                         report.missedEnters += 1
+                        if let lead = earlyEnterLead(at: i, into: s) { report.earlyEnterLeads.append(lead) }
                     }
                 }
                 if let s = before, t.store != s, t.time <= end - 120_000 {
@@ -139,6 +140,19 @@ extension Evaluator {
         /// The first report not matched yet that `matches`.
         private func firstUnmatched(where matches: (ReportedTransition) -> Bool) -> Int? {
             reports.indices.first { !used.contains($0) && matches(reports[$0]) }
+        }
+
+        /// How long before true change `i` into `store` the reports had already put the device
+        /// there, ms, when that was more than 10 s before it and after the device last truly
+        /// left `store`; nil otherwise (then it is a plain miss, or the exit before it was missed).
+        private func earlyEnterLead(at i: Int, into store: StoreNumber) -> Int64? {
+            let crossing = truths[i].time
+            guard var k = timeline.lastIndex(where: { $0.0 < crossing }), timeline[k].1 == store else { return nil }
+            while k > 0 && timeline[k - 1].1 == store { k -= 1 }
+            let left = truths[..<i].indices.last { placeBefore($0).store == store && truths[$0].store != store }
+            let entered = timeline[k].0
+            guard crossing - entered > 10_000, left.map({ truths[$0].time < entered }) ?? true else { return nil }
+            return crossing - entered
         }
 
         /// Store entries and exits: a report after the device truly crossed back (left the store
