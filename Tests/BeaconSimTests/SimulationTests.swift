@@ -105,6 +105,22 @@ struct SimulationTests {
         #expect { _ = try Simulation(chain: chain, config: SimulationConfig()) } throws: { "\($0)".contains(config.gateways[4].id) }
     }
 
+    @Test("the quality table's baseline on the shoppers is the strongest gateway over 6 s: below the default, flapping more")
+    func shoppersBaseline() throws {
+        let simulated = SimulatedCalibration(siteSeed: 1)
+        let baseline = try simulated.baseline(seed: 11)
+        let chain = WalkCalibration.uncalibrated(simulated.chain)
+        let plain = try InProcessRun.run(chain: chain, tuning: chain.tuning, config: simulated.shoppers(seed: 11))
+        print(Report.row("strongest 6 s", baseline, wide: true))
+        print(Report.row("default", plain, wide: true))
+        // The same shoppers, so the same true changes; the baseline decides at once, unlike the default.
+        #expect(baseline.trueSectionChanges == plain.trueSectionChanges && baseline.trueSectionChanges > 100)
+        #expect(baseline.sectionAccuracy < plain.sectionAccuracy)
+        let baselineEnters = try #require(baseline.sectionEntersPerTrueChange)
+        let defaultEnters = try #require(plain.sectionEntersPerTrueChange)
+        #expect(baselineEnters > 1.5 * defaultEnters, "\(baselineEnters) against \(defaultEnters)")
+    }
+
     /// A rule and exit setting to score.
     struct Variant: Sendable, CustomTestStringConvertible {
         let name: String

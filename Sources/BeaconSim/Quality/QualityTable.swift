@@ -66,8 +66,8 @@ public enum QualityTable {
     }
 
     /// The simulator's rows: a tag walks every store of the default chain, and the shoppers of each
-    /// of `seeds` (their phones spread as real phones are) are scored with the default rule and
-    /// with the walk's calibration (``SimulatedCalibration``).
+    /// of `seeds` (their phones spread as real phones are) are scored with the default rule, with
+    /// the walk's calibration (``SimulatedCalibration``), and with the strongest gateway over 6 s.
     public static func simulatorRows(seeds: [UInt64], siteSeed: UInt64 = 1, tuning: Tuning? = nil) throws -> [String] {
         let simulated = SimulatedCalibration(siteSeed: siteSeed)
         let calibration = try simulated.calibration()
@@ -76,6 +76,7 @@ public enum QualityTable {
             let (before, after) = try simulated.score(seed: seed, calibration: calibration, tuning: tuning)
             rows.append(row("simulator \(seed)", "hysteresis, the shoppers", before))
             rows.append(row("simulator \(seed)", "fingerprint, the shoppers, tag's walk", after))
+            rows.append(row("simulator \(seed)", "strongest 6 s, the shoppers", try simulated.baseline(seed: seed, tuning: tuning)))
         }
         return rows
     }

@@ -49,27 +49,39 @@ public struct SimulatedCalibration: Sendable {
     /// The shoppers of `seed` on the site as the edges publish them, without their truth: a
     /// recording of the stores' ordinary traffic, as `calibrate --traffic` reads one.
     public func traffic(seed: UInt64) throws -> [SimulatedBatch] {
-        var config = SimulationConfig()
-        config.seed = seed
-        config.siteSeed = siteSeed
-        config.duration = duration
+        let config = shoppers(seed: seed)
         var simulation = try Simulation(chain: try chain.resolve(), config: config)
         var batches: [SimulatedBatch] = []
         for _ in 0..<Int(config.duration / config.batchWindow) { batches += simulation.nextWindow().batches }
         return batches
     }
 
+    /// The shoppers of `seed` on the site with the simple baseline: the strongest gateway's
+    /// section over `window` seconds, uncalibrated (`tuning`'s other settings; the chain's when nil).
+    public func baseline(seed: UInt64, window: Double = 6, tuning: Tuning? = nil) throws -> EvaluationReport {
+        let uncalibrated = WalkCalibration.uncalibrated(chain)
+        var strongest = (tuning ?? chain.tuning).with(rule: .strongest)
+        strongest.windowSeconds = window
+        return try InProcessRun.run(chain: uncalibrated, tuning: strongest, config: shoppers(seed: seed))
+    }
+
     /// The shoppers of `seed` on the site, with the uncalibrated default and with `calibration`,
     /// each decided with `tuning` (its rule set per side; the chain's own when nil).
     public func score(seed: UInt64, calibration: Calibration, tuning: Tuning? = nil) throws -> (before: EvaluationReport, after: EvaluationReport) {
-        var config = SimulationConfig()
-        config.seed = seed
-        config.siteSeed = siteSeed
-        config.duration = duration
+        let config = shoppers(seed: seed)
         let base = tuning ?? chain.tuning
         let uncalibrated = WalkCalibration.uncalibrated(chain), calibrated = WalkCalibration.calibrated(chain, with: calibration)
         let before = try InProcessRun.run(chain: uncalibrated, tuning: base.with(rule: uncalibrated.tuning.rule), config: config)
         let after = try InProcessRun.run(chain: calibrated, tuning: base.with(rule: calibrated.tuning.rule), config: config)
         return (before, after)
+    }
+
+    /// The run of `seed`'s shoppers on the site.
+    func shoppers(seed: UInt64) -> SimulationConfig {
+        var config = SimulationConfig()
+        config.seed = seed
+        config.siteSeed = siteSeed
+        config.duration = duration
+        return config
     }
 }
