@@ -170,6 +170,18 @@ struct EvaluatorTests {
         #expect(r.sectionAccuracy == 1)
     }
 
+    @Test("a flap back into the section just left is told from one into a section the device was nowhere near")
+    func flapsBack() {
+        let truths = [truth(0, 1, 1), truth(100, 1, 2), truth(300, nil, nil)]
+        let reports = [report(0, .enter, 1), report(0, .enter, 1, 1),
+                       report(101, .enter, 1, 2), report(110, .enter, 1, 1), report(120, .enter, 1, 2), report(200, .enter, 1, 3),
+                       report(210, .enter, 1, 2), report(300, .exit, 1, 2), report(300, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000)
+        // 110 s: back into 1, left 10 s before; 120 s: into 2 again, its move already reported;
+        // 200 s: into 3, never visited; 210 s: back into 2, where the device has been all along.
+        #expect(r.sectionChangeLatencies == [1000] && r.flaps == 4 && r.flapsBack == 3, "\(r)")
+    }
+
     @Test("an entry reported from the window, long before the crossing, is early: missed, false, and its lead kept")
     func earlyEntry() {
         // Outside from 0 s (at the window), in at 60 s; reported in at 10 s.

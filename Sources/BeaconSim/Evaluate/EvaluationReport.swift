@@ -24,6 +24,10 @@ public struct EvaluationReport: Sendable, Equatable {
     public var falseExits = 0
     /// Reported section changes with no true change behind them, and the device-hours in store.
     public var flaps = 0
+    /// Those of ``flaps`` into a section the device was truly in at some moment from 30 s before
+    /// the report to 5 s after: back and forth across a boundary it crossed (its move there already
+    /// reported), rather than into a section it was nowhere near.
+    public var flapsBack = 0
     public var deviceHours = 0.0
     /// Reported section enters that are not a visit's first section (every reported change of
     /// section), made while the truth was scored; a change that only catches up with the place

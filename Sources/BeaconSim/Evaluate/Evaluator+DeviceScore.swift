@@ -197,7 +197,7 @@ extension Evaluator.DeviceScore {
                 if !trueStoreTransition(.exit, of: r.store, within: (r.time - 120_000)...(r.time + 10_000)) {
                     report.falseExits += 1
                 }
-            case (.enter, _?):
+            case (.enter, let section?):
                 // A section enter right after a store enter is the first section, not a change;
                 // it claims the true entry it reports, which then cannot also excuse a flap back
                 // into that section. A change is justified by a true move into that section (a
@@ -209,6 +209,7 @@ extension Evaluator.DeviceScore {
                     if isSectionChange && placeBefore(j).isScored { report.sectionEnters += 1 }
                 } else if isSectionChange {
                     report.flaps += 1
+                    if wasIn(r.store, section, within: (r.time - 30_000)...(r.time + 5_000)) { report.flapsBack += 1 }
                     report.sectionEnters += 1
                 }
             case (.exit, _?): break
@@ -218,8 +219,18 @@ extension Evaluator.DeviceScore {
 
     /// Whether some instant of `window` lies in an unscored span.
     private func unscored(within window: ClosedRange<Int64>) -> Bool {
+        truthHas({ $0 == .unscored }, within: window)
+    }
+
+    /// Whether the truth had the device in `store`'s `section` at some instant of `window`.
+    private func wasIn(_ store: StoreNumber, _ section: SectionNumber, within window: ClosedRange<Int64>) -> Bool {
+        truthHas({ $0.store == store && $0.section == section }, within: window)
+    }
+
+    /// Whether the device's true place matched `place` at some instant of `window`.
+    private func truthHas(_ place: (TruthPlace) -> Bool, within window: ClosedRange<Int64>) -> Bool {
         truths.indices.contains { i in
-            truths[i].place == .unscored && truths[i].time <= window.upperBound
+            place(truths[i].place) && truths[i].time <= window.upperBound
                 && (i + 1 == truths.count || truths[i + 1].time > window.lowerBound)
         }
     }
