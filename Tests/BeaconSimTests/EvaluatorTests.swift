@@ -170,16 +170,21 @@ struct EvaluatorTests {
         #expect(r.sectionAccuracy == 1)
     }
 
-    @Test("a flap back into the section just left is told from one into a section the device was nowhere near")
+    @Test("flaps: a return to the true section, back into the section just left, into one not visited")
     func flapsBack() {
         let truths = [truth(0, 1, 1), truth(100, 1, 2), truth(300, nil, nil)]
         let reports = [report(0, .enter, 1), report(0, .enter, 1, 1),
                        report(101, .enter, 1, 2), report(110, .enter, 1, 1), report(120, .enter, 1, 2), report(200, .enter, 1, 3),
                        report(210, .enter, 1, 2), report(300, .exit, 1, 2), report(300, .exit, 1)]
         let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000)
-        // 110 s: back into 1, left 10 s before; 120 s: into 2 again, its move already reported;
-        // 200 s: into 3, never visited; 210 s: back into 2, where the device has been all along.
-        #expect(r.sectionChangeLatencies == [1000] && r.flaps == 4 && r.flapsBack == 3, "\(r)")
+        // 110 s: back into 1, left 10 s before; 120 s: into 2, where the device is (a correction);
+        // 200 s: into 3, never visited; 210 s: into 2 again, a correction.
+        #expect(r.sectionChangeLatencies == [1000] && r.flaps == 4 && r.flapsBack == 1 && r.flapReturns == 2, "\(r)")
+        // Left more than 30 s before: not back across a boundary just crossed.
+        let later = [report(0, .enter, 1), report(0, .enter, 1, 1), report(101, .enter, 1, 2), report(135, .enter, 1, 1),
+                     report(140, .enter, 1, 2), report(300, .exit, 1, 2), report(300, .exit, 1)]
+        let late = Evaluator.evaluate(truth: truths, reported: later, end: t0 + 600_000)
+        #expect(late.flaps == 2 && late.flapsBack == 0 && late.flapReturns == 1, "\(late)")
     }
 
     @Test("an entry reported from the window, long before the crossing, is early: missed, false, and its lead kept")
@@ -190,8 +195,18 @@ struct EvaluatorTests {
         let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000)
         #expect(r.earlyEnterLeads == [50_000] && r.missedEnters == 1 && r.falseEnters == 1, "\(r)")
         // 5 s before the crossing is within the matching window: an entry, not an early one.
-        let soon = Evaluator.evaluate(truth: truths, reported: [report(55, .enter, 1)] + reports.dropFirst(), end: t0 + 600_000)
+        let soon = Evaluator.evaluate(
+            truth: truths, reported: [report(55, .enter, 1), report(55, .enter, 1, 1)] + reports.dropFirst(2), end: t0 + 600_000)
         #expect(soon.earlyEnterLeads.isEmpty && soon.enterLatencies == [-5000] && soon.missedEnters == 0, "\(soon)")
+    }
+
+    @Test("an entry reported while the truth was unscored is not early: it may have been right then")
+    func earlyEntryAfterUnscored() {
+        let truths = [truth(0, nil, nil), TruthChange(time: t0 + 5_000, device: dev, place: .unscored), truth(40, nil, nil),
+                      truth(60, 1, 1), truth(300, nil, nil)]
+        let reports = [report(10, .enter, 1), report(10, .enter, 1, 1), report(300, .exit, 1, 1), report(300, .exit, 1)]
+        let r = Evaluator.evaluate(truth: truths, reported: reports, end: t0 + 600_000)
+        #expect(r.earlyEnterLeads.isEmpty && r.missedEnters == 1, "\(r)")
     }
 
     @Test("a device never reported out is not entered early when it comes back: its exit was missed")

@@ -98,17 +98,18 @@ struct UnscoredTruthTests {
         #expect(EvaluationReport().sectionEntersPerTrueChange == nil)
     }
 
-    @Test("the wide table adds the five columns after the standard eleven")
+    @Test("the wide table adds the six columns after the standard eleven")
     func wideRow() {
         var r = EvaluationReport()
         r.sectionEnters = 3
         r.sectionChangeLatencies = [1000, 2000]
+        r.flapReturns = 5
         r.flapsBack = 7
         r.earlyEnterLeads = [40_000, 12_000, 50_000]
         let columns = Report.row("x", r, wide: true).split(whereSeparator: \.isWhitespace)
-        #expect(columns.count == 16 && columns[11] == "1.50" && columns[12] == "2" && columns[13] == "7")
-        #expect(columns[14] == "3" && columns[15] == "40.0")
-        #expect(Report.wideHeader.split(separator: "  ").filter { !$0.isEmpty }.count == 16)
+        #expect(columns.count == 17 && columns[11] == "1.50" && columns[12] == "2" && columns[13] == "5" && columns[14] == "7")
+        #expect(columns[15] == "3" && columns[16] == "40.0")
+        #expect(Report.wideHeader.split(separator: "  ").filter { !$0.isEmpty }.count == 17)
         #expect(Report.row("x", EvaluationReport(), wide: true).hasSuffix("  0           -"))
         #expect(Report.row("x", r).split(whereSeparator: \.isWhitespace).count == 11)
         #expect(Report.wideHeader.hasPrefix(Report.header))

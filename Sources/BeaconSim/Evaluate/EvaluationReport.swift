@@ -24,18 +24,22 @@ public struct EvaluationReport: Sendable, Equatable {
     public var falseExits = 0
     /// Reported section changes with no true change behind them, and the device-hours in store.
     public var flaps = 0
-    /// Those of ``flaps`` into a section the device was truly in at some moment from 30 s before
-    /// the report to 5 s after: back and forth across a boundary it crossed (its move there already
-    /// reported), rather than into a section it was nowhere near.
+    /// Those of ``flaps`` into the section the device truly is in: the return after a flap away
+    /// from it, or a change reported later than the window that pairs it with its move.
+    public var flapReturns = 0
+    /// Those of ``flaps`` into a section the device truly left in the 30 s before and is not in:
+    /// back across a boundary it had just crossed (its move already reported). The rest of the
+    /// flaps, neither returns nor back, go into a section it was not in for the last 30 s.
     public var flapsBack = 0
     public var deviceHours = 0.0
     /// Reported section enters that are not a visit's first section (every reported change of
     /// section), made while the truth was scored; a change that only catches up with the place
     /// the truth resumes in after an unscored span does not count.
     public var sectionEnters = 0
-    /// Store entries reported more than 10 s before the device crossed the door, while it was
-    /// still outside that store (at its window, say): how long before the crossing, ms. Each is
-    /// also a missed entry (the report lies outside the matching window) and a false one.
+    /// Store entries reported more than 10 s before the device crossed the door and held until
+    /// it, while the device was still outside that store (at its window, say): how long before
+    /// the crossing, ms. Each is also a missed entry (the report lies outside the matching
+    /// window), and a false one unless a true entry just before excuses it.
     public var earlyEnterLeads: [Int64] = []
 
     /// Flaps per device-hour in store.

@@ -151,7 +151,9 @@ extension Evaluator {
             while k > 0 && timeline[k - 1].1 == store { k -= 1 }
             let left = truths[..<i].indices.last { placeBefore($0).store == store && truths[$0].store != store }
             let entered = timeline[k].0
-            guard crossing - entered > 10_000, left.map({ truths[$0].time < entered }) ?? true else { return nil }
+            // An entry reported while the truth was unscored may have been right then.
+            guard crossing - entered > 10_000, left.map({ truths[$0].time < entered }) ?? true,
+                  !unscored(within: entered...crossing) else { return nil }
             return crossing - entered
         }
 
@@ -209,7 +211,7 @@ extension Evaluator.DeviceScore {
                     if isSectionChange && placeBefore(j).isScored { report.sectionEnters += 1 }
                 } else if isSectionChange {
                     report.flaps += 1
-                    if wasIn(r.store, section, within: (r.time - 30_000)...(r.time + 5_000)) { report.flapsBack += 1 }
+                    countFlap(into: .inside(store: r.store, section: section), at: r.time, report: &report)
                     report.sectionEnters += 1
                 }
             case (.exit, _?): break
@@ -222,15 +224,21 @@ extension Evaluator.DeviceScore {
         truthHas({ $0 == .unscored }, within: window)
     }
 
-    /// Whether the truth had the device in `store`'s `section` at some instant of `window`.
-    private func wasIn(_ store: StoreNumber, _ section: SectionNumber, within window: ClosedRange<Int64>) -> Bool {
-        truthHas({ $0.store == store && $0.section == section }, within: window)
+    /// Counts a flap into `place` at `time` as a return (the device is truly there) or as back
+    /// across a boundary (it left there in the 30 s before), what the two columns tell apart.
+    private func countFlap(into place: TruthPlace, at time: Int64, report: inout EvaluationReport) {
+        let now = truths.last { $0.time <= time }?.place ?? .outside
+        if now == place {
+            report.flapReturns += 1
+        } else if truthHas({ $0 == place }, within: (time - 30_000)...time) {
+            report.flapsBack += 1
+        }
     }
 
-    /// Whether the device's true place matched `place` at some instant of `window`.
-    private func truthHas(_ place: (TruthPlace) -> Bool, within window: ClosedRange<Int64>) -> Bool {
+    /// Whether the device's true place matched `matches` at some instant of `window`.
+    private func truthHas(_ matches: (TruthPlace) -> Bool, within window: ClosedRange<Int64>) -> Bool {
         truths.indices.contains { i in
-            place(truths[i].place) && truths[i].time <= window.upperBound
+            matches(truths[i].place) && truths[i].time <= window.upperBound
                 && (i + 1 == truths.count || truths[i + 1].time > window.lowerBound)
         }
     }

@@ -5,11 +5,11 @@ public enum Report {
 
     /// ``header`` with the section-enter and early-entry columns after the standard ones
     /// (`beacon-sim evaluate --wide`).
-    public static let wideHeader = header + "  enters/chg  true chg  flaps back  early ent  lead p50 s"
+    public static let wideHeader = header + "  enters/chg  true chg  returns  flaps back  early ent  lead p50 s"
 
     /// One row: the rule's name and its scores; `wide` adds, after the standard columns, the
-    /// reported section enters per true section change, the true changes scored, the flaps back
-    /// across a boundary just crossed, and the store entries reported early (from outside) with
+    /// reported section enters per true section change, the true changes scored, the flaps that
+    /// return to the true section and those back across a boundary just crossed, and the store entries reported early (from outside) with
     /// their median lead.
     public static func row(_ name: String, _ r: EvaluationReport, wide: Bool = false) -> String {
         func s(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
@@ -33,6 +33,7 @@ public enum Report {
         if wide {
             columns.append((r.sectionEntersPerTrueChange.map { String(format: "%.2f", $0) } ?? "-").leftPadded(11))
             columns.append(String(r.trueSectionChanges).leftPadded(9))
+            columns.append(String(r.flapReturns).leftPadded(8))
             columns.append(String(r.flapsBack).leftPadded(11))
             columns.append(String(r.earlyEnterLeads.count).leftPadded(10))
             columns.append(s(EvaluationReport.percentile(r.earlyEnterLeads, 50)).leftPadded(11))
