@@ -3,14 +3,14 @@ public enum Report {
     /// Column headers, aligned with ``row(_:_:wide:)``.
     public static let header = "rule                      section%  settled%  settling%  store%  change p50/p95 s  enter p50/p95 s  exit p50/p95 s  missed chg/ent/exit  false ent/exit  flaps/dev-h"
 
-    /// ``header`` with the section-enter and early-entry columns after the standard ones
+    /// ``header`` with the section-enter, flap and early-entry columns after the standard ones
     /// (`beacon-sim evaluate --wide`).
     public static let wideHeader = header + "  enters/chg  true chg  returns  flaps back  early ent  lead p50 s"
 
     /// One row: the rule's name and its scores; `wide` adds, after the standard columns, the
     /// reported section enters per true section change, the true changes scored, the flaps that
-    /// return to the true section and those back across a boundary just crossed, and the store entries reported early (from outside) with
-    /// their median lead.
+    /// return to the true section and those back across a boundary just crossed, and the store
+    /// entries reported early (from outside) with their median lead.
     public static func row(_ name: String, _ r: EvaluationReport, wide: Bool = false) -> String {
         func s(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
         func pair(_ values: [Int64]) -> String {
