@@ -26,8 +26,8 @@ public struct Simulation: Sendable {
     public let config: SimulationConfig
     let plans: [FloorPlan]
     var people: [Person] = []
-    /// Shadowing state per person, per gateway of their store: (value dB, time ms).
-    var shadow: [[(Double, Int64)]] = []
+    /// What each link remembers, per person, per gateway of their store.
+    var links: [[LinkRadioState]] = []
     var truth: [(store: StoreNumber?, section: SectionNumber?)] = []
     var nextArrival: [Int64]
     var gain: [Double]
@@ -195,7 +195,7 @@ public struct Simulation: Sendable {
             }
         }
         people.append(person)
-        shadow.append(chain.stores[store].gateways.map { _ in (person.random.gaussian() * config.shadowSigma, now) })
+        links.append(chain.stores[store].gateways.map { _ in LinkRadioState(shadow: person.random.gaussian() * config.shadowSigma, time: now) })
         truth.append((nil, nil))
     }
 

@@ -55,6 +55,9 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Per-advert fast fading, standard deviation, dB (0…20).")
     var fadingSigma: Double = SimulationConfig().fadingSigma
 
+    @Option(help: "Fading bound to the device's spot, kept while it stands still and faces one way, standard deviation, dB (0…20; 0 with --fading-sigma 4: the simulator before it).")
+    var boundFadingSigma: Double = SimulationConfig().boundFadingSigma
+
     @Option(help: "Log-distance path-loss exponent of the floor (1.5…5).")
     var pathLossExponent: Double = SimulationConfig().pathLossExponent
 
@@ -103,6 +106,7 @@ struct SimulationOptions: ParsableArguments {
         try check(deviceLinkSigma, 0...20, "--device-link-sigma")
         try check(devicePowerSigma, 0...20, "--device-power-sigma")
         try check(fadingSigma, 0...20, "--fading-sigma")
+        try check(boundFadingSigma, 0...20, "--bound-fading-sigma")
         try check(pathLossExponent, 1.5...5, "--path-loss-exponent")
         try check(wallLoss, 0...40, "--wall-loss")
         try check(bodyLoss, 0...40, "--body-loss")
@@ -130,6 +134,7 @@ struct SimulationOptions: ParsableArguments {
         config.devicePowerSigma = devicePowerSigma
         config.siteSeed = siteSeed
         config.fadingSigma = fadingSigma
+        config.boundFadingSigma = boundFadingSigma
         config.pathLossExponent = pathLossExponent
         config.wallLoss = wallLoss
         config.bodyLoss = bodyLoss

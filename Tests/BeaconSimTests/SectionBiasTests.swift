@@ -112,18 +112,24 @@ struct SectionBiasTests {
     }
 
     /// The digest of seed 5's first 30 windows as the simulator gave them without sections' levels
-    /// (the same as of the first 30 batches per gateway of `beacon-sim run --seed 5`); a change to
-    /// the radio meant to move every run changes it too.
+    /// and before the fading bound to a device's spot (the same as of the first 30 batches per
+    /// gateway of `beacon-sim run --seed 5 --section-bias-sigma 0 --bound-fading-sigma 0
+    /// --fading-sigma 4`); a change to the radio meant to move every run changes it too.
     static let withoutSectionLevels: UInt64 = 0x9409_8e42_9c71_a477
 
-    @Test("at σ 0 every sighting is what the simulator gave without sections' levels")
+    @Test("at σ 0 every sighting is what the simulator gave without sections' levels, and without the bound fade as before it")
     func zeroIsWithout() throws {
         var config = SimulationConfig()
         config.seed = 5
         config.sectionBiasSigma = 0
+        config.boundFadingSigma = 0
+        config.fadingSigma = 4
         let plain = try Self.digest(config, windows: 30)
         #expect(plain == Self.withoutSectionLevels, "digest \(String(plain, radix: 16))")
         config.sectionBiasSigma = SimulationConfig().sectionBiasSigma
+        #expect(try Self.digest(config, windows: 30) != plain)
+        config.sectionBiasSigma = 0
+        config.boundFadingSigma = SimulationConfig().boundFadingSigma
         #expect(try Self.digest(config, windows: 30) != plain)
     }
 }

@@ -38,7 +38,7 @@ extension Simulation {
         person.onward = [end]
         person.target = plan.streetDoors[0].section
         people.append(person)
-        shadow.append(chain.stores[store].gateways.map { _ in (person.random.gaussian() * config.shadowSigma, now) })
+        links.append(chain.stores[store].gateways.map { _ in LinkRadioState(shadow: person.random.gaussian() * config.shadowSigma, time: now) })
         truth.append((nil, nil))
     }
 

@@ -51,15 +51,18 @@ extension Simulation {
         let body = config.bodyLoss * (1 - cos(angle)) / 2
 
         // Shadowing: a first-order autoregressive process per link, so it is correlated in time.
-        let (old, time) = shadow[p][k]
-        let rho = exp(-Double(t - time) / 1000 / config.shadowCorrelationSeconds)
-        let s = rho * old + (1 - rho * rho).squareRoot() * config.shadowSigma * r.gaussian()
-        shadow[p][k] = (s, t)
+        let link = links[p][k]
+        let rho = exp(-Double(t - link.time) / 1000 / config.shadowCorrelationSeconds)
+        let s = rho * link.shadow + (1 - rho * rho).squareRoot() * config.shadowSigma * r.gaussian()
+        links[p][k].shadow = s
+        links[p][k].time = t
+        // Draws nothing when unset, so that without it every level is what it was.
+        let fade = links[p][k].fade.value(at: me, heading: people[p].heading, sigma: config.boundFadingSigma, &r)
 
         let power = people[p].radio.level
         let place = field.value(gateway: g, at: me) + people[p].radio.linkOffsets[k]
         var rssi = power - 10 * config.pathLossExponent * log10(d) - Double(walls) * config.wallLoss - outer - body + s + place
-            + config.fadingSigma * r.gaussian() + gain[g]
+            + config.fadingSigma * r.gaussian() + fade + gain[g]
         // Added last, and only when drawn, so that without it every level is what it was.
         if let mix { rssi += sectionBias.offset(gateway: g, at: mix) }
         guard rssi >= config.sensitivity else { return nil }
