@@ -15,7 +15,8 @@ what the same transmitter is heard at there at other times:
 
 For each, the error of a stand's mean (bound to the stand: it does not renew while it lasts) and
 the spread of the one-second means around it (renewed within the stand), pooled over receivers,
-and the autocorrelation of the latter at 1-3 s. Prints one line per dataset, then the share
+both corrected for the part of the renewed error a short stand's mean still carries; and the
+autocorrelation of the renewed part at 1-3 s. Prints one line per dataset, then the share
 bound to the stand over both.
 
 Usage: standing_errors.py DATASETS_DIR   (the shared testdata's datasets/ folder)
@@ -34,54 +35,66 @@ def second_means(readings):
         return []
     start, out, bucket = readings[0][0], [], []
     edge = start + 1
-    for t, v in readings:
-        while t >= edge:
+    for time, level in readings:
+        while time >= edge:
             out.append(statistics.mean(bucket) if bucket else None)
             bucket, edge = [], edge + 1
-        bucket.append(v)
+        bucket.append(level)
     if bucket:
         out.append(statistics.mean(bucket))
     return out
 
 
 class Pool:
-    """Stand-bound and renewed squared errors, and lagged products for the autocorrelation."""
+    """Per stand and receiver, the error of the stand's mean and the one-second deviations around it."""
 
     def __init__(self):
-        self.bound = self.renewed = 0.0
-        self.stands = 0
-        self.lags = {lag: [0.0, 0] for lag in range(4)}
+        self.pairs = []  # (squared error of the stand's mean, deviations with None where unheard)
 
     def add(self, seconds, reference, scale=1.0):
-        values = [v for v in seconds if v is not None]
+        values = [value for value in seconds if value is not None]
         if len(values) < 4:
             return
         mean = statistics.mean(values)
-        self.stands += 1
-        self.bound += scale * (mean - reference) ** 2
-        self.renewed += statistics.mean((v - mean) ** 2 for v in values)
-        deviations = [None if v is None else v - mean for v in seconds]
-        for lag, sums in self.lags.items():
-            for i in range(len(deviations) - lag):
-                if deviations[i] is not None and deviations[i + lag] is not None:
-                    sums[0] += deviations[i] * deviations[i + lag]
-                    sums[1] += 1
+        deviations = [None if value is None else value - mean for value in seconds]
+        self.pairs.append((scale * (mean - reference) ** 2, deviations))
+
+    def autocorrelation(self, lag):
+        products = [d[i] * d[i + lag] for _, d in self.pairs for i in range(len(d) - lag)
+                    if d[i] is not None and d[i + lag] is not None]
+        squares = [x * x for _, d in self.pairs for x in d if x is not None]
+        return statistics.mean(products) / statistics.mean(squares)
+
+    def split(self):
+        """Mean squared error bound to the stand and renewed within it, dB². A short stand's mean
+        also carries some of the renewed part, and the spread around it misses as much: both are
+        corrected, with the renewed part's own autocorrelation at 1 and 2 s."""
+        correlation = [self.autocorrelation(1), self.autocorrelation(2)]
+        bound = renewed = 0.0
+        for squared, deviations in self.pairs:
+            values = [x for x in deviations if x is not None]
+            count = len(values)
+            inflation = 1 + 2 * sum(r * (1 - (lag + 1) / count) for lag, r in enumerate(correlation))
+            spread = sum(x * x for x in values) / (count - inflation)
+            renewed += spread
+            bound += squared - spread * inflation / count
+        return bound / len(self.pairs), renewed / len(self.pairs)
 
     def line(self, name):
-        zero = self.lags[0][0] / self.lags[0][1]
-        acf = " ".join(f"{lag} s {s / n / zero:.2f}" for lag, (s, n) in self.lags.items() if lag and n)
-        share = self.bound / (self.bound + self.renewed)
-        return (f"{name}: {self.stands} stand-receiver pairs; bound to the stand {self.bound / self.stands:.1f} dB², "
-                f"renewed within it {self.renewed / self.stands:.1f} dB²; share bound {share:.2f}; "
+        bound, renewed = self.split()
+        acf = " ".join(f"{lag} s {self.autocorrelation(lag):.2f}" for lag in (1, 2, 3))
+        return (f"{name}: {len(self.pairs)} stand-receiver pairs; bound to the stand {bound:.1f} dB², "
+                f"renewed within it {renewed:.1f} dB²; share bound {bound / (bound + renewed):.2f}; "
                 f"autocorrelation of the renewed part {acf}")
 
 
 def kolakowski(folder):
     rows = []
     for path in sorted(glob.glob(os.path.join(folder, "calibration", "*.csv"))):
-        for r in csv.DictReader(open(path)):
-            levels = {k: float(v) for k, v in r.items() if k.startswith("rssi_") and v}
-            rows.append((path, float(r["ts"]) / 1e9, float(r["x"]), float(r["y"]), levels))
+        with open(path) as file:
+            for row in csv.DictReader(file):
+                levels = {key: float(value) for key, value in row.items() if key.startswith("rssi_") and value}
+                rows.append((path, float(row["ts"]) / 1e9, float(row["x"]), float(row["y"]), levels))
     pool, i = Pool(), 0
     while i < len(rows):
         j = i
@@ -106,7 +119,8 @@ def salrb(folder):
     stands = {}  # node -> [{receiver: [second means]}]
     for path in sorted(glob.glob(os.path.join(folder, "Dataset", "car_*.csv"))):
         node = os.path.basename(path).split("_")[2]
-        table = list(csv.reader(open(path)))
+        with open(path) as file:
+            table = list(csv.reader(file))
         header, body = table[0], table[1:]
         receivers, label = header[1:11], header.index("Label")
         run = []
@@ -141,6 +155,7 @@ if __name__ == "__main__":
              ("salrb", salrb(os.path.join(root, "sal_rb_vehicle_zones")))]
     for name, pool in pools:
         print(pool.line(name))
-    bound = sum(pool.bound for _, pool in pools)
-    renewed = sum(pool.renewed for _, pool in pools)
+    splits = [(len(pool.pairs), pool.split()) for _, pool in pools]
+    bound = sum(count * split[0] for count, split in splits)
+    renewed = sum(count * split[1] for count, split in splits)
     print(f"pooled: share bound {bound / (bound + renewed):.2f}")
