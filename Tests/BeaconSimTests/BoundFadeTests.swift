@@ -1,4 +1,5 @@
 import BeaconEngine
+import Foundation
 import Testing
 @testable import BeaconSim
 
@@ -25,7 +26,7 @@ struct BoundFadeTests {
             var fade = BoundFade()
             let start = fade.value(at: here, heading: 0, sigma: 3.5, &random)
             var walker = fade
-            moved.append(walker.value(at: Chain.Point(x: 3 + BoundFade.renewDistance, y: 4), heading: 0, sigma: 3.5, &random) - start)
+            moved.append(walker.value(at: Chain.Point(x: 3 + 2 * BoundFade.renewDistance, y: 4), heading: 0, sigma: 3.5, &random) - start)
             turned.append(fade.value(at: here, heading: Double(step % 6 + 1), sigma: 3.5, &random) - start)
         }
         // Two independent draws of σ 3.5 differ with a spread of 3.5·√2 ≈ 4.9 dB.
@@ -34,6 +35,48 @@ struct BoundFadeTests {
             #expect(abs(spread - 3.5 * 2.0.squareRoot()) < 0.3, "\(spread)")
             #expect(differences.filter { $0 == 0 }.isEmpty)
         }
+    }
+
+    @Test("in the simulator, a shopper standing still hears every gateway at one level until it moves; with the fade fresh at each advert, not")
+    func inSimulation() throws {
+        func levels(bound: Double, fresh: Double, moveBy step: Double, sway: Bool = false) throws -> [Int] {
+            var config = SimulationConfig()
+            config.seed = 4
+            // Everything else that moves a level between adverts held still.
+            config.shadowSigma = 0
+            config.fadingSigma = fresh
+            config.boundFadingSigma = bound
+            config.scanDutyCycle = 1
+            config.packetLoss = 0
+            var simulation = try Simulation(chain: try DefaultChain.config().resolve(), config: config)
+            while simulation.people.isEmpty { _ = simulation.nextWindow() }
+            let position = simulation.people[0].position
+            // The store's gateway nearest the shopper, so that every advert is heard.
+            let gateways = simulation.chain.stores[simulation.people[0].store].gateways
+            let link = try #require(gateways.indices.min { a, b in
+                func distance(_ k: Int) -> Double {
+                    guard let at = simulation.chain.gateways[gateways[k]].position else { return .infinity }
+                    return hypot(at.x - position.x, at.y - position.y)
+                }
+                return distance(a) < distance(b)
+            })
+            // Towards that gateway, so that it goes on hearing; or back and forth by `step` (a sway).
+            let target = try #require(simulation.chain.gateways[gateways[link]].position)
+            let length = max(hypot(target.x - position.x, target.y - position.y), 1e-9)
+            return try (0..<20).map { i in
+                let along = step * Double(sway ? i % 2 : i)
+                simulation.people[0].position = Chain.Point(x: position.x + along * (target.x - position.x) / length,
+                                                            y: position.y + along * (target.y - position.y) / length)
+                let level = simulation.receive(0, gatewayIndex: gateways[link], link: link, at: simulation.now + Int64(i) * 500, in: nil, mix: nil)
+                return try #require(level)
+            }
+        }
+        #expect(Set(try levels(bound: 3.5, fresh: 0, moveBy: 0)).count == 1)
+        #expect(Set(try levels(bound: 3.5, fresh: 0, moveBy: 0.03, sway: true)).count == 1, "a sway of 3 cm")
+        #expect(Set(try levels(bound: 0, fresh: 4, moveBy: 0)).count > 5, "the fade of before: fresh at every advert")
+        // Walking 20 cm between adverts: a fresh fade each time, beyond the path loss's own change.
+        let walked = try levels(bound: 3.5, fresh: 0, moveBy: 0.2), still = try levels(bound: 0, fresh: 0, moveBy: 0.2)
+        #expect(zip(walked, still).map { $0 - $1 }.count(where: { $0 != 0 }) > 10, "\(walked) \(still)")
     }
 
     @Test("at σ 0 it is 0 and draws nothing: the random stream goes on as without it")

@@ -44,7 +44,7 @@ struct HistoryEndToEndTests {
                 sim = try ChildProcess(executable: simBinary, arguments: [
                     "run", "--host", "127.0.0.1", "--port", "\(broker.port)", "--rate", "20", "--duration", "900", "--seed", "11",
                     "--arrival-interval", "8", "--truth", "\(directory)/truth.txt",
-                ], outputFile: "\(directory)/sim.log")
+                ] + Self.radioWithoutBoundFade, outputFile: "\(directory)/sim.log")
                 try await Self.restartMidRun(&restarted, stack: stack)
                 let finished = try #require(sim)
                 #expect(await finished.waitForExit(timeout: readinessLimit), "the simulator did not finish")
@@ -103,7 +103,7 @@ struct HistoryEndToEndTests {
                 sim = try ChildProcess(executable: simBinary, arguments: [
                     "run", "--host", "127.0.0.1", "--port", "\(broker.port)", "--rate", "20", "--duration", "1200", "--seed", "12",
                     "--arrival-interval", "8", "--truth", "\(directory)/truth.txt",
-                ], outputFile: "\(directory)/sim.log")
+                ] + Self.radioWithoutBoundFade, outputFile: "\(directory)/sim.log")
                 for round in 1...2 {
                     try await Self.killMidRun(&killed, round: round, arguments: journal, stack: stack)
                 }
@@ -188,6 +188,12 @@ struct HistoryEndToEndTests {
         #expect(steady.stores.count > 50)
         #expect(restarted.sections.count >= restarted.stores.count)
     }
+
+    /// The simulator's radio before its standing phones kept their fade, on which the engine's
+    /// store decisions are right over 99 % of the time: these tests are of what the history keeps
+    /// through faults, not of the engine. With the fade, a standing phone near the door splits
+    /// more visits (seed 12, store 103: 159 for 142; docs/MEASUREMENTS.md).
+    static let radioWithoutBoundFade = ["--bound-fading-sigma", "0", "--fading-sigma", "4"]
 
     /// The store visits per store within a tenth of the simulator's truth (the engine's store
     /// decisions are right over 99 % of the time; a visit still open at the end or split by a

@@ -51,8 +51,8 @@ public struct SimulationConfig: Sendable, Equatable {
     /// Fading bound to the device's spot (``BoundFade``), dB: renewed at every advert while the
     /// device moves, kept while it stands still and faces one way. With ``fadingSigma`` it makes
     /// the 4 dB a walking device's adverts fade by; standing, it holds about 70 % of a link's
-    /// error for the stand, as on real radio (docs/MEASUREMENTS.md). 0 (with ``fadingSigma`` 4):
-    /// every advert fades afresh, the simulator as it was.
+    /// error for the stand, as on real radio (docs/MEASUREMENTS.md). 0 with ``fadingSigma`` 4: every
+    /// advert fades afresh (pinned by `SectionBiasTests`).
     public var boundFadingSigma = 3.5
     /// Extra loss per section boundary between device and gateway (shelving, walls), dB.
     public var wallLoss = 2.0

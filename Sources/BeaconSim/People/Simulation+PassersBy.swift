@@ -38,7 +38,7 @@ extension Simulation {
         person.onward = [end]
         person.target = plan.streetDoors[0].section
         people.append(person)
-        links.append(chain.stores[store].gateways.map { _ in LinkRadioState(shadow: person.random.gaussian() * config.shadowSigma, time: now) })
+        links.append(LinkRadioState.fresh(for: &person, gateways: chain.stores[store].gateways.count, shadowSigma: config.shadowSigma, at: now))
         truth.append((nil, nil))
     }
 

@@ -5,9 +5,8 @@ import Foundation
 /// and cancels over half a wavelength (about 6 cm), so a device that moves draws a fresh fade at
 /// every advert, but one standing still keeps its fade until it moves or its carrier turns.
 ///
-/// Real radio shows it: on the shared recordings a standing transmitter's one-second level misses
-/// what the same transmitter is heard at on the same spot at other times by 14–17 dB² bound to
-/// the stand, against 4–6 dB² that renews within it (`Tools/standing_errors.py`;
+/// Real radio shows it: on the shared recordings most of a standing transmitter's error against
+/// the same spot at other times lasts the whole stand (`Tools/standing_errors.py`;
 /// docs/MEASUREMENTS.md, "How long a standing device's errors last").
 struct BoundFade: Sendable {
     /// The fade, dB, and where and facing which way it was drawn; nil before the first advert.
@@ -18,7 +17,7 @@ struct BoundFade: Sendable {
 
     /// The fade at `position`, facing `heading`: the one drawn before while the device has not
     /// moved ``renewDistance`` nor turned since, else a fresh one of `sigma` dB from `random`.
-    /// Draws nothing when `sigma` is 0 (the simulator as it was before this fade).
+    /// Draws nothing when `sigma` is 0.
     mutating func value(at position: Chain.Point, heading: Double, sigma: Double, _ random: inout SeededRandom) -> Double {
         guard sigma > 0 else { return 0 }
         if let drawn, drawn.heading == heading,

@@ -51,13 +51,13 @@ extension Simulation {
         let body = config.bodyLoss * (1 - cos(angle)) / 2
 
         // Shadowing: a first-order autoregressive process per link, so it is correlated in time.
-        let link = links[p][k]
+        var link = links[p][k]
+        defer { links[p][k] = link }
         let rho = exp(-Double(t - link.time) / 1000 / config.shadowCorrelationSeconds)
         let s = rho * link.shadow + (1 - rho * rho).squareRoot() * config.shadowSigma * r.gaussian()
-        links[p][k].shadow = s
-        links[p][k].time = t
-        // Draws nothing when unset, so that without it every level is what it was.
-        let fade = links[p][k].fade.value(at: me, heading: people[p].heading, sigma: config.boundFadingSigma, &r)
+        link.shadow = s
+        link.time = t
+        let fade = link.fade.value(at: me, heading: people[p].heading, sigma: config.boundFadingSigma, &link.fades)
 
         let power = people[p].radio.level
         let place = field.value(gateway: g, at: me) + people[p].radio.linkOffsets[k]

@@ -48,7 +48,7 @@ extension Simulation {
                 speed: next.speed, position: next.route[0], nextAdvert: firstAdvert, random: random)
             person.waypoints = Array(next.route.dropFirst())
             person.target = plans[next.store].streetDoors[0].section
-            links.append(chain.stores[next.store].gateways.map { _ in LinkRadioState(shadow: person.random.gaussian() * config.shadowSigma, time: next.start) })
+            links.append(LinkRadioState.fresh(for: &person, gateways: chain.stores[next.store].gateways.count, shadowSigma: config.shadowSigma, at: next.start))
             people.append(person)
             truth.append((nil, nil))
         }
