@@ -76,7 +76,45 @@ struct BoundFadeTests {
         #expect(Set(try levels(bound: 0, fresh: 4, moveBy: 0)).count > 5, "the fade of before: fresh at every advert")
         // Walking 20 cm between adverts: a fresh fade each time, beyond the path loss's own change.
         let walked = try levels(bound: 3.5, fresh: 0, moveBy: 0.2), still = try levels(bound: 0, fresh: 0, moveBy: 0.2)
-        #expect(zip(walked, still).map { $0 - $1 }.count(where: { $0 != 0 }) > 10, "\(walked) \(still)")
+        let differences = zip(walked, still).map { $0 - $1 }
+        #expect(differences.count(where: { $0 != 0 }) > 10 && Set(differences).count > 5, "\(walked) \(still)")
+    }
+
+    @Test("the fade is renewed at half a wavelength: 0.9 of it keeps the fade, 1.1 of it draws afresh")
+    func threshold() {
+        var kept = 0, renewed = 0
+        var random = SeededRandom(seed: 5)
+        for _ in 0..<200 {
+            var fade = BoundFade()
+            let start = fade.value(at: here, heading: 0, sigma: 3.5, &random)
+            var near = fade, far = fade
+            if near.value(at: Chain.Point(x: 3 + 0.9 * BoundFade.renewDistance, y: 4), heading: 0, sigma: 3.5, &random) == start { kept += 1 }
+            if far.value(at: Chain.Point(x: 3, y: 4 + 1.1 * BoundFade.renewDistance), heading: 0, sigma: 3.5, &random) != start { renewed += 1 }
+        }
+        #expect(kept == 200 && renewed == 200, "kept \(kept), renewed \(renewed)")
+    }
+
+    @Test("with the fade or without, the people walk, stop and advertise the same: only the levels differ")
+    func samePeople() throws {
+        func run(bound: Double, fresh: Double) throws -> (truth: [TruthChange], adverts: [String]) {
+            var config = SimulationConfig()
+            config.seed = 6
+            config.boundFadingSigma = bound
+            config.fadingSigma = fresh
+            var simulation = try Simulation(chain: try DefaultChain.config().resolve(), config: config)
+            var truth: [TruthChange] = [], adverts: [String] = []
+            for _ in 0..<120 {
+                let window = simulation.nextWindow()
+                truth += window.truth
+                adverts += window.batches.flatMap { batch in batch.sightings.map { "\(batch.gateway) \($0.device) \($0.time)" } }
+            }
+            return (truth, adverts)
+        }
+        let with = try run(bound: 3.5, fresh: 2), without = try run(bound: 0, fresh: 4)
+        #expect(with.truth.count > 20 && with.truth == without.truth)
+        // The adverts heard differ where a level crosses the gateways' floor; most are the same.
+        let shared = Set(with.adverts).intersection(without.adverts).count
+        #expect(Double(shared) > 0.9 * Double(without.adverts.count), "\(shared) of \(without.adverts.count)")
     }
 
     @Test("at σ 0 it is 0 and draws nothing: the random stream goes on as without it")
