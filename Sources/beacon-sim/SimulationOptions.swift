@@ -55,7 +55,7 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Per-advert fast fading, standard deviation, dB (0…20).")
     var fadingSigma: Double = SimulationConfig().fadingSigma
 
-    @Option(help: "Fading bound to the device's spot, kept while it stands still and faces one way, standard deviation, dB (0…20; 0 with --fading-sigma 4: the simulator before it).")
+    @Option(help: "Fading bound to the device's spot, kept while it stands still and faces one way, standard deviation, dB (0…20; 0 with --fading-sigma 4: every advert fades afresh).")
     var boundFadingSigma: Double = SimulationConfig().boundFadingSigma
 
     @Option(help: "Log-distance path-loss exponent of the floor (1.5…5).")

@@ -11,23 +11,23 @@ struct BoundFadeTests {
 
     @Test("a device standing still and facing one way keeps its fade; a few centimetres' sway keeps it too")
     func standing() {
-        var fade = BoundFade(), random = SeededRandom(seed: 7)
-        let first = fade.value(at: here, heading: 1, sigma: 3.5, &random)
+        var fade = BoundFade(random: SeededRandom(seed: 7))
+        let first = fade.value(at: here, heading: 1, sigma: 3.5)
         #expect(first != 0)
-        for _ in 0..<50 { #expect(fade.value(at: here, heading: 1, sigma: 3.5, &random) == first) }
-        #expect(fade.value(at: Chain.Point(x: 3.03, y: 4.03), heading: 1, sigma: 3.5, &random) == first)
+        for _ in 0..<50 { #expect(fade.value(at: here, heading: 1, sigma: 3.5) == first) }
+        #expect(fade.value(at: Chain.Point(x: 3.03, y: 4.03), heading: 1, sigma: 3.5) == first)
     }
 
     @Test("moving half a wavelength or turning draws a fresh fade, spread as σ says")
     func renewed() {
-        var random = SeededRandom(seed: 11)
+        let random = SeededRandom(seed: 11)
         var moved: [Double] = [], turned: [Double] = []
         for step in 0..<2_000 {
-            var fade = BoundFade()
-            let start = fade.value(at: here, heading: 0, sigma: 3.5, &random)
+            var fade = BoundFade(random: random.fork(UInt64(step)))
+            let start = fade.value(at: here, heading: 0, sigma: 3.5)
             var walker = fade
-            moved.append(walker.value(at: Chain.Point(x: 3 + 2 * BoundFade.renewDistance, y: 4), heading: 0, sigma: 3.5, &random) - start)
-            turned.append(fade.value(at: here, heading: Double(step % 6 + 1), sigma: 3.5, &random) - start)
+            moved.append(walker.value(at: Chain.Point(x: 3 + 2 * BoundFade.renewDistance, y: 4), heading: 0, sigma: 3.5) - start)
+            turned.append(fade.value(at: here, heading: Double(step % 6 + 1), sigma: 3.5) - start)
         }
         // Two independent draws of σ 3.5 differ with a spread of 3.5·√2 ≈ 4.9 dB.
         for differences in [moved, turned] {
@@ -83,13 +83,13 @@ struct BoundFadeTests {
     @Test("the fade is renewed at half a wavelength: 0.9 of it keeps the fade, 1.1 of it draws afresh")
     func threshold() {
         var kept = 0, renewed = 0
-        var random = SeededRandom(seed: 5)
-        for _ in 0..<200 {
-            var fade = BoundFade()
-            let start = fade.value(at: here, heading: 0, sigma: 3.5, &random)
+        let random = SeededRandom(seed: 5)
+        for round in 0..<200 {
+            var fade = BoundFade(random: random.fork(UInt64(round)))
+            let start = fade.value(at: here, heading: 0, sigma: 3.5)
             var near = fade, far = fade
-            if near.value(at: Chain.Point(x: 3 + 0.9 * BoundFade.renewDistance, y: 4), heading: 0, sigma: 3.5, &random) == start { kept += 1 }
-            if far.value(at: Chain.Point(x: 3, y: 4 + 1.1 * BoundFade.renewDistance), heading: 0, sigma: 3.5, &random) != start { renewed += 1 }
+            if near.value(at: Chain.Point(x: 3 + 0.9 * BoundFade.renewDistance, y: 4), heading: 0, sigma: 3.5) == start { kept += 1 }
+            if far.value(at: Chain.Point(x: 3, y: 4 + 1.1 * BoundFade.renewDistance), heading: 0, sigma: 3.5) != start { renewed += 1 }
         }
         #expect(kept == 200 && renewed == 200, "kept \(kept), renewed \(renewed)")
     }
@@ -119,8 +119,8 @@ struct BoundFadeTests {
 
     @Test("at σ 0 it is 0 and draws nothing: the random stream goes on as without it")
     func zero() {
-        var fade = BoundFade(), random = SeededRandom(seed: 3), untouched = SeededRandom(seed: 3)
-        #expect(fade.value(at: here, heading: 0, sigma: 0, &random) == 0)
-        #expect(random.next() == untouched.next())
+        var fade = BoundFade(random: SeededRandom(seed: 3)), untouched = BoundFade(random: SeededRandom(seed: 3))
+        #expect(fade.value(at: here, heading: 0, sigma: 0) == 0)
+        #expect(fade.value(at: here, heading: 0, sigma: 3.5) == untouched.value(at: here, heading: 0, sigma: 3.5))
     }
 }

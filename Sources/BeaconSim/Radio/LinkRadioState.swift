@@ -5,16 +5,15 @@ struct LinkRadioState: Sendable {
     /// process, so it is correlated in time.
     var shadow: Double
     var time: Int64
-    /// The multipath fade bound to the device's spot and the way its carrier faces, drawn from a
-    /// stream of the link's own, so that its draws leave the carrier's walk and adverts as they are.
-    var fade = BoundFade()
-    var fades: SeededRandom
+    /// The multipath fade bound to the device's spot and the way its carrier faces.
+    var fade: BoundFade
 
     /// A new carrier's links to `gateways` gateways at `time`: the shadowing drawn from the
-    /// carrier's stream, each link's fades from a fork of it.
+    /// carrier's stream, each link's fade from a fork of it.
     static func fresh(for person: inout Person, gateways: Int, shadowSigma: Double, at time: Int64) -> [LinkRadioState] {
         (0..<gateways).map { k in
-            LinkRadioState(shadow: person.random.gaussian() * shadowSigma, time: time, fades: person.random.fork(0xFADE_0000 + UInt64(k)))
+            LinkRadioState(shadow: person.random.gaussian() * shadowSigma, time: time,
+                           fade: BoundFade(random: person.random.fork(0xFADE_0000 + UInt64(k))))
         }
     }
 }

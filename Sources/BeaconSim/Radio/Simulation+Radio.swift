@@ -51,13 +51,12 @@ extension Simulation {
         let body = config.bodyLoss * (1 - cos(angle)) / 2
 
         // Shadowing: a first-order autoregressive process per link, so it is correlated in time.
-        var link = links[p][k]
-        defer { links[p][k] = link }
-        let rho = exp(-Double(t - link.time) / 1000 / config.shadowCorrelationSeconds)
-        let s = rho * link.shadow + (1 - rho * rho).squareRoot() * config.shadowSigma * r.gaussian()
-        link.shadow = s
-        link.time = t
-        let fade = link.fade.value(at: me, heading: people[p].heading, sigma: config.boundFadingSigma, &link.fades)
+        let (old, time) = (links[p][k].shadow, links[p][k].time)
+        let rho = exp(-Double(t - time) / 1000 / config.shadowCorrelationSeconds)
+        let s = rho * old + (1 - rho * rho).squareRoot() * config.shadowSigma * r.gaussian()
+        links[p][k].shadow = s
+        links[p][k].time = t
+        let fade = links[p][k].fade.value(at: me, heading: people[p].heading, sigma: config.boundFadingSigma)
 
         let power = people[p].radio.level
         let place = field.value(gateway: g, at: me) + people[p].radio.linkOffsets[k]
