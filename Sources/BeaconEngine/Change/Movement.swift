@@ -26,8 +26,8 @@ struct Movement: Sendable {
     /// The share of the time spent walking, before any look.
     static let walkingShare = walkSeconds / (walkSeconds + stopSeconds)
     /// How much less a standing device's levels change than a walking one's (mean squared change
-    /// per second): measured on the simulator, 3.1 dB²/s standing against 7.9 walking
-    /// (docs/MEASUREMENTS.md).
+    /// per second): between what the data show — 2.1 on the flat's robot, 3.4 on the chamber's
+    /// car, 3.6 on the simulator's shoppers (docs/MEASUREMENTS.md, "Walking or standing").
     static let standingChangeRatio = 2.5
     /// What a second of a standing device's evidence counts for against a walking one's:
     /// 1 − e^(−1/6), errors that stay correlated for about 6 s (the time-varying shadowing's
