@@ -35,6 +35,9 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Add two columns: reported section enters (changes, not a visit's first section) per true section change, and the true section changes scored.")
     var wide = false
 
+    @Flag(help: "Then print how often a section enter was right, by the confidence the event claimed (is the confidence a probability?).")
+    var confidence = false
+
     /// Unix ms from 2000 to 2100: any time this tool can score (a typo's 19-digit number would trap).
     static let plausibleTimes = TruthFile.plausibleTimes
 
@@ -69,5 +72,9 @@ struct Evaluate: ParsableCommand {
         let report = Evaluator.evaluate(truth: truths, reported: reported, end: end)
         if !noHeader { print(wide ? Report.wideHeader : Report.header) }
         print(Report.row(label, report, wide: wide))
+        if confidence {
+            print("")
+            ConfidenceReliability(truth: truths, reported: reported, end: end).lines.forEach { print($0) }
+        }
     }
 }

@@ -168,6 +168,13 @@ struct CommandLineTests {
             #expect(columns[9].hasSuffix("/0"), "no false exit: \(scored.output)")
             #expect(Double(columns[1]).map { $0 > 80 } == true, "\(scored.output)")
         }
+        // The confidence table after the row: every section enter with a confidence, bin by bin.
+        let table = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--events", events, "--no-header", "--confidence"])
+        #expect(table.status == 0, "\(table.output)")
+        let lines = table.output.split(separator: "\n").map(String.init)
+        let bins = lines.drop { !$0.hasPrefix("confidence ") }.dropFirst()
+        #expect(!bins.isEmpty, "\(table.output)")
+        #expect(bins.allSatisfy { $0.split(whereSeparator: \.isWhitespace).count == 4 }, "\(table.output)")
     }
 
     @Test("beacon-sim run: the people and radio flags reach the simulation")

@@ -28,6 +28,8 @@ struct TruthFileTests {
         let (events, last) = try TruthFile.readEvents(path: path, scheme: .standard)
         #expect(events.map(\.time) == [t0, t0, t0 + 50_000, t0 + 60_000])
         #expect(last == t0 + 60_000)
+        // What the aggregator said of its own certainty comes through, for `evaluate --confidence`.
+        #expect(events.allSatisfy { $0.confidence == 0.9 })
     }
 
     @Test("a device back after being forgotten starts its seq again at 1: its second visit counts, not as repeats")

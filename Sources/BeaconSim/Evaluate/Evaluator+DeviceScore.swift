@@ -128,7 +128,7 @@ extension Evaluator {
             if k < i - 1, truths[k].store == s, truths[k].section == to { return }
             let deadline = min(next, t.time + 30_000)
             if let k = firstUnmatched(where: { $0.kind == .enter && $0.store == s
-                && $0.section == to && $0.time >= t.time - 5_000 && $0.time <= deadline }) {
+                && $0.section == to && $0.time >= t.time - Evaluator.earlyWindow && $0.time <= deadline }) {
                 used.insert(k)
                 truthUsed.insert(i)
                 report.sectionChangeLatencies.append(reports[k].time - t.time)
@@ -183,7 +183,7 @@ extension Evaluator.DeviceScore {
             }
             let isSectionChange = r.kind == .enter && r.section != nil && lastSection != nil
             // Made in unscored time, or just before an unscored span: never charged.
-            if unscored(within: r.time...(r.time + (r.section == nil ? 10_000 : 5_000))) { continue }
+            if unscored(within: r.time...(r.time + (r.section == nil ? 10_000 : Evaluator.earlyWindow))) { continue }
             guard !used.contains(k) else {
                 if isSectionChange { report.sectionEnters += 1 }
                 continue
@@ -259,6 +259,6 @@ extension Evaluator.DeviceScore {
     /// The true move into `r`'s section, not yet claimed, from 30 s before `r` to 5 s after.
     private func trueMove(into r: ReportedTransition) -> Int? {
         truths.indices.first { !truthUsed.contains($0) && truths[$0].section == r.section && truths[$0].store == r.store
-            && truths[$0].time >= r.time - 30_000 && truths[$0].time <= r.time + 5_000 }
+            && truths[$0].time >= r.time - 30_000 && truths[$0].time <= r.time + Evaluator.earlyWindow }
     }
 }

@@ -24,6 +24,8 @@ public enum Evaluator {
     /// How long after a true change the reported state is counted as settling, not settled, ms:
     /// about the section-change latency the issue allows (3 s).
     public static let settleTime: Int64 = 3000
+    /// How far ahead of the true change a reported section enter may come and still be right, ms.
+    public static let earlyWindow: Int64 = 5000
 
     /// Scores `reported` against `truth` over the period up to `end`, Unix ms: reports after it
     /// are ignored, and truths too close to it to be matched are not counted.

@@ -13,13 +13,17 @@ public struct ReportedTransition: Sendable, Equatable {
     /// The event's per-device sequence number: orders events of the same millisecond (a store
     /// enter and its first section's, say) however the trace has them.
     public var sequence: UInt64
+    /// How sure the aggregator said it was (the event's `confidence`); nil where not recorded.
+    public var confidence: Double?
 
-    public init(time: Int64, device: DeviceID, kind: Kind, store: StoreNumber, section: SectionNumber?, sequence: UInt64 = 0) {
+    public init(time: Int64, device: DeviceID, kind: Kind, store: StoreNumber, section: SectionNumber?, sequence: UInt64 = 0,
+                confidence: Double? = nil) {
         self.time = time
         self.device = device
         self.kind = kind
         self.store = store
         self.section = section
         self.sequence = sequence
+        self.confidence = confidence
     }
 }

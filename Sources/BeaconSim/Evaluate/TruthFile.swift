@@ -121,7 +121,8 @@ public enum TruthFile {
                 if let first = seen[key], abs(e.time - first) < repeatWindow { continue }
                 seen[key] = e.time
                 events.append(ReportedTransition(time: e.time, device: e.device, kind: e.kind == .enter ? .enter : .exit,
-                                                 store: e.region.store, section: e.region.section, sequence: e.sequence))
+                                                 store: e.region.store, section: e.region.section, sequence: e.sequence,
+                                                 confidence: e.confidence))
             case .deviceState:
                 if let s = try? DeviceState.decode(payload) { last = max(last, s.lastSeen) }
             default:

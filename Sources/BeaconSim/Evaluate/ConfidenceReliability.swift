@@ -1,0 +1,67 @@
+/// How often the aggregator was right when it moved a device into a section, by how sure it said
+/// it was (the event's `confidence`, "the decision rule's probability that the device is in that
+/// section", docs/WIRE.md): a confidence that means what it says is right about as often as it
+/// claims, bin by bin (`beacon-sim evaluate --confidence`).
+///
+/// A section enter is right when the truth has the device in that store and section when it is
+/// reported, or puts it there within ``Evaluator/earlyWindow`` after (a report a little ahead of
+/// the truth, as the evaluator allows). Enters reported while the truth is unscored, or that carry
+/// no confidence, are left out.
+public struct ConfidenceReliability: Sendable, Equatable {
+    /// The lower edges of the bins; the last bin runs to 1 inclusive.
+    public static let edges = [0.0, 0.5, 0.7, 0.9, 0.97, 0.99, 0.999]
+
+    /// One bin: the enters whose confidence fell in it.
+    public struct Bin: Sendable, Equatable {
+        public var enters = 0
+        public var right = 0
+        /// The sum of their confidences (their mean is what they claimed).
+        public var claimed = 0.0
+    }
+
+    /// One per ``edges``.
+    public private(set) var bins = [Bin](repeating: Bin(), count: Self.edges.count)
+
+    /// Section enters of `reported` up to `end`, Unix ms, scored against `truth`.
+    public init(truth: [TruthChange], reported: [ReportedTransition], end: Int64) {
+        let truthByDevice = Dictionary(grouping: truth.sorted { $0.time < $1.time }, by: \.device)
+        for report in reported where report.kind == .enter && report.time <= end {
+            guard let section = report.section, let confidence = report.confidence,
+                  let changes = truthByDevice[report.device] else { continue }
+            let place = Self.place(of: changes, at: report.time)
+            guard place.isScored else { continue }
+            let reportedPlace = TruthPlace.inside(store: report.store, section: section)
+            let right = place == reportedPlace || changes.contains {
+                $0.time > report.time && $0.time <= report.time + Evaluator.earlyWindow && $0.place == reportedPlace
+            }
+            let k = Self.edges.lastIndex { confidence >= $0 } ?? 0
+            bins[k].enters += 1
+            bins[k].claimed += confidence
+            if right { bins[k].right += 1 }
+        }
+    }
+
+    /// Where `changes` (one device's, in time order) have the device at `time`: outside before the first.
+    static func place(of changes: [TruthChange], at time: Int64) -> TruthPlace {
+        changes.last { $0.time <= time }?.place ?? .outside
+    }
+
+    /// The table `beacon-sim evaluate --confidence` prints: per bin holding any enter, how many,
+    /// the share right, and the mean confidence claimed.
+    public var lines: [String] {
+        var lines = ["confidence     section enters  right %  claimed %"]
+        for (k, bin) in bins.enumerated() where bin.enters > 0 {
+            let upper = k + 1 < Self.edges.count ? Self.edges[k + 1] : 1
+            let range = "\(Self.format(Self.edges[k]))–\(Self.format(upper))"
+            lines.append(range.padding(toLength: 14, withPad: " ", startingAt: 0)
+                + "\(bin.enters)".leftPadded(15)
+                + String(format: "%.1f", Double(bin.right) / Double(bin.enters) * 100).leftPadded(9)
+                + String(format: "%.2f", bin.claimed / Double(bin.enters) * 100).leftPadded(11))
+        }
+        return lines
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == 0 || value == 1 ? "\(Int(value))" : "\(value)"
+    }
+}

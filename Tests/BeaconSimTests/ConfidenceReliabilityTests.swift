@@ -1,0 +1,48 @@
+import BeaconCore
+import Testing
+@testable import BeaconSim
+
+@Suite("How often a section enter was right, by the confidence it claimed")
+struct ConfidenceReliabilityTests {
+    let dev = try! DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1")
+    let t0: Int64 = 1_000_000
+
+    func truth(_ s: Int64, _ place: TruthPlace) -> TruthChange { TruthChange(time: t0 + s * 1000, device: dev, place: place) }
+    func enter(_ s: Int64, section: SectionNumber?, _ confidence: Double?) -> ReportedTransition {
+        ReportedTransition(time: t0 + s * 1000, device: dev, kind: .enter, store: 1, section: section, confidence: confidence)
+    }
+
+    @Test("right in the section or just ahead of the truth; wrong elsewhere; each in its bin")
+    func bins() {
+        let truths = [truth(0, .inside(store: 1, section: 1)), truth(100, .inside(store: 1, section: 2)),
+                      truth(200, .unscored), truth(300, .outside)]
+        let reports = [
+            enter(0, section: 1, 0.6),        // right, in 0.5–0.7
+            enter(50, section: 3, 0.95),      // wrong, in 0.9–0.97
+            enter(97, section: 2, 0.98),      // 3 s ahead of the truth: right, in 0.97–0.99
+            enter(120, section: 1, 0.9995),   // back where the device was: wrong, in 0.999–1
+            enter(130, section: nil, 1),      // a store enter: not a section's
+            enter(140, section: 2, nil),      // no confidence recorded
+            enter(250, section: 3, 0.2),      // the truth is unscored: left out
+            enter(400, section: 1, 0.8),      // after the end: left out
+        ]
+        let r = ConfidenceReliability(truth: truths, reported: reports, end: t0 + 350_000)
+        #expect(r.bins.map(\.enters) == [0, 1, 0, 1, 1, 0, 1])
+        #expect(r.bins.map(\.right) == [0, 1, 0, 0, 1, 0, 0])
+        #expect(abs(r.bins[4].claimed - 0.98) < 1e-12)
+        #expect(r.lines == [
+            "confidence     section enters  right %  claimed %",
+            "0.5–0.7                     1    100.0      60.00",
+            "0.9–0.97                    1      0.0      95.00",
+            "0.97–0.99                   1    100.0      98.00",
+            "0.999–1                     1      0.0      99.95",
+        ])
+    }
+
+    @Test("a report more than the early window ahead of the truth is wrong")
+    func tooEarly() {
+        let truths = [truth(0, .inside(store: 1, section: 1)), truth(100, .inside(store: 1, section: 2))]
+        let r = ConfidenceReliability(truth: truths, reported: [enter(94, section: 2, 0.95)], end: t0 + 200_000)
+        #expect(r.bins[3].enters == 1 && r.bins[3].right == 0)
+    }
+}
