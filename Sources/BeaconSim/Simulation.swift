@@ -182,13 +182,14 @@ public struct Simulation: Sendable {
         if inside {
             let section = Int(person.random.unit() * Double(plan.sections.count)) % plan.sections.count
             person.position = plan.randomPoint(in: section, &person.random)
+            person.storey = plan.storeys[section]
             person.target = section
             person.plan = kind == .shopper ? visitPlan(&person, plan: plan) : []
             person.activity = .lingering(until: now + Int64(person.random.exponential(mean: config.lingerSeconds) * 1000))
         } else {
             person.plan = visitPlan(&person, plan: plan)
             person.target = door.section
-            person.waypoints = [door.inside, plan.randomPoint(in: door.section, &person.random)]
+            person.waypoints = [Waypoint(door.inside), Waypoint(plan.randomPoint(in: door.section, &person.random))]
             person.activity = .walking
             if kind == .shopper, config.windowFirstShare > 0, windowFirstRandom.unit() < config.windowFirstShare {
                 stopAtWindowFirst(&person, plan: plan)
@@ -208,9 +209,12 @@ public struct Simulation: Sendable {
         let speed = 0.9 + r.unit() * 0.5
         let nextAdvert = now + Int64(r.unit() * interval * 1000)
         let radio = DeviceRadio(advertised: advertised, unitError: unitError, forks: r, gateways: chain.stores[store].gateways.count, config: config)
-        return Person(
+        var person = Person(
             device: device, kind: kind, store: store, advertInterval: interval, radio: radio,
             speed: speed, position: position, nextAdvert: nextAdvert, random: r)
+        // In from the street, on the street door's floor.
+        person.storey = plans[store].storeys[plans[store].streetDoors[0].section]
+        return person
     }
 
     /// A shopper's visit: a few random sections, then the street door's section.
@@ -227,7 +231,7 @@ public struct Simulation: Sendable {
         let plan = plans[people[p].store]
         var now: (store: StoreNumber?, section: SectionNumber?) = (nil, nil)
         if case .gone = people[p].activity {
-        } else if let local = plan.section(at: people[p].position) {
+        } else if let local = plan.section(at: people[p].position, storey: people[p].storey) {
             let s = plan.sections[local]
             now = (chain.stores[people[p].store].major, chain.sections[s].minor)
         }

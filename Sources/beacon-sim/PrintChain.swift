@@ -26,6 +26,9 @@ struct PrintChain: ParsableCommand {
     @Option(help: "Gateways per section on an even grid (1…\(DefaultChain.maxGatewaysPerSection)) instead of the default 2–3.")
     var gatewaysPerSection: Int?
 
+    @Option(help: "Storeys: 1, or 2 (the second row of sections on the first floor, right above the first, stairs from the entrance).")
+    var storeys = 1
+
     @Option(help: "Name this calibration file in the chain (\"calibration\", a path relative to where the chain file is saved), e.g. what beacon-aggregator calibrate wrote for a beacon-sim walk; with --rule fingerprint.")
     var calibration: String?
 
@@ -38,7 +41,8 @@ struct PrintChain: ParsableCommand {
         if let n = gatewaysPerSection, !(1...DefaultChain.maxGatewaysPerSection).contains(n) {
             throw ValidationError("--gateways-per-section must be 1…\(DefaultChain.maxGatewaysPerSection)")
         }
-        var config = DefaultChain.config(stores: stores, gatewaysPerSection: gatewaysPerSection)
+        guard (1...2).contains(storeys) else { throw ValidationError("--storeys must be 1 or 2") }
+        var config = DefaultChain.config(stores: stores, gatewaysPerSection: gatewaysPerSection, storeys: storeys)
         config.tuning.rule = rule
         config.tuning.exitRule = exit
         config.tuning.streetExit = streetExit

@@ -64,6 +64,9 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Extra loss per section boundary (shelves, walls), dB (0…40).")
     var wallLoss: Double = SimulationConfig().wallLoss
 
+    @Option(help: "Loss through each floor between a phone and a gateway (the chain's sections' \"floor\"), dB (0…40): 14 in shops and offices, 5 in a house with wooden floors.")
+    var floorLoss: Double = SimulationConfig().floorLoss
+
     @Option(help: "Loss through the carrier's body to a gateway behind them, dB (0…40).")
     var bodyLoss: Double = SimulationConfig().bodyLoss
 
@@ -109,6 +112,7 @@ struct SimulationOptions: ParsableArguments {
         try check(boundFadingSigma, 0...20, "--bound-fading-sigma")
         try check(pathLossExponent, 1.5...5, "--path-loss-exponent")
         try check(wallLoss, 0...40, "--wall-loss")
+        try check(floorLoss, 0...40, "--floor-loss")
         try check(bodyLoss, 0...40, "--body-loss")
         try check(packetLoss, 0...0.99, "--packet-loss")
         try check(scanDutyCycle, 0.01...1, "--scan-duty-cycle")
@@ -137,6 +141,7 @@ struct SimulationOptions: ParsableArguments {
         config.boundFadingSigma = boundFadingSigma
         config.pathLossExponent = pathLossExponent
         config.wallLoss = wallLoss
+        config.floorLoss = floorLoss
         config.bodyLoss = bodyLoss
         config.packetLoss = packetLoss
         config.scanDutyCycle = scanDutyCycle

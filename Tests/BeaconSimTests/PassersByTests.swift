@@ -31,7 +31,7 @@ struct PassersByTests {
             for person in simulation.people {
                 #expect(person.kind == .passerBy)
                 guard case .gone = person.activity else {
-                    #expect(simulation.plans[person.store].section(at: person.position) == nil)
+                    #expect(simulation.plans[person.store].section(at: person.position, storey: person.storey) == nil)
                     if case .lingering = person.activity { standing += 1 }
                     continue
                 }
@@ -62,7 +62,7 @@ struct PassersByTests {
                 for c in truth where c.store != nil && entered[c.device] == nil { entered[c.device] = c.time }
                 for (index, person) in simulation.people.enumerated().dropFirst(atStart) where !person.onward.isEmpty {
                     guard case .lingering = person.activity else { continue }
-                    #expect(simulation.plans[person.store].section(at: person.position) == nil)
+                    #expect(simulation.plans[person.store].section(at: person.position, storey: person.storey) == nil)
                     #expect(simulation.truth[index].store == nil)
                     standing += 1
                 }

@@ -73,7 +73,7 @@ enum RadioSamples {
                 let store = chain.gateways[g].store
                 for s in batch.sightings where s.device == schedule.device {
                     guard let tag = simulation.people.last(where: { $0.device == schedule.device && $0.store == store }),
-                          let section = simulation.plans[store].section(at: tag.position) else { continue }
+                          let section = simulation.plans[store].section(at: tag.position, storey: tag.storey) else { continue }
                     if let previous = last[g], s.time - previous < spacing { continue }
                     last[g] = s.time
                     let dx = position.x - tag.position.x, dy = position.y - tag.position.y
@@ -133,7 +133,7 @@ extension RadioSamples {
         let device = CalibrationWalk(stores: [1]).device(in: chain)
         let stream = SeededRandom(seed: config.seed).fork(0x7A6_0001)
         simulation.pendingTags.append(PendingTag(
-            start: simulation.now + 1000, store: 0, route: route, device: device, advertInterval: 0.33,
+            start: simulation.now + 1000, store: 0, route: route.map { Waypoint($0) }, device: device, advertInterval: 0.33,
             radio: DeviceRadio.tag(offset: 0, stream: stream, gateways: chain.gateways.count, config: config),
             random: stream.fork(1), speed: robotSpeed))
         let length = zip(route, route.dropFirst()).reduce(0.0) { $0 + (($1.1.x - $1.0.x) * ($1.1.x - $1.0.x) + ($1.1.y - $1.0.y) * ($1.1.y - $1.0.y)).squareRoot() }
@@ -150,7 +150,7 @@ extension RadioSamples {
                 share.add(second.batches, changes: second.changes, end: simulation.now)
                 second = ([], [])
             }
-            guard let tag = simulation.people.last, let section = simulation.plans[0].section(at: tag.position) else { continue }
+            guard let tag = simulation.people.last, let section = simulation.plans[0].section(at: tag.position, storey: tag.storey) else { continue }
             for batch in batches {
                 guard let g = chain.gatewayIndex[batch.gateway], let position = chain.gateways[g].position else { continue }
                 for s in batch.sightings {

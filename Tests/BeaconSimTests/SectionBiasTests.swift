@@ -72,7 +72,7 @@ struct SectionBiasTests {
             var stood: [DeviceID: (store: Int, mix: SectionBias.Mix)] = [:]
             for person in with.people {
                 let plan = with.plans[person.store]
-                stood[person.device] = (person.store, plan.sectionMix(at: person.position, in: plan.section(at: person.position)))
+                stood[person.device] = (person.store, plan.sectionMix(at: person.position, in: plan.section(at: person.position, storey: person.storey)))
             }
             for (a, b) in zip(plain, biased) {
                 let g = try #require(Self.chain.gatewayIndex[a.gateway])

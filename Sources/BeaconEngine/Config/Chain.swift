@@ -43,6 +43,8 @@ public struct Chain: Sendable {
         public let polygon: [Point]?
         /// The section has a door to the street.
         public let streetDoor: Bool
+        /// The storey it is on: 0 the street's, negative below (`floor`).
+        public let floor: Int
         /// Where that door is and which way is out, when the section has a polygon: the midpoint of
         /// the polygon's edge on the street side of the plan (lowest y), facing −y — the convention
         /// docs/CONFIGURATION.md documents and `beacon-sim` builds its floors with.
@@ -189,7 +191,7 @@ extension ChainConfig {
                     notifyOnEntry: section.notifyOnEntry, notifyOnExit: section.notifyOnExit,
                     adjacent: nil,
                     polygon: section.polygon?.map { Chain.Point(x: $0[0], y: $0[1]) },
-                    streetDoor: section.streetDoor,
+                    streetDoor: section.streetDoor, floor: section.floor ?? 0,
                     gateways: gatewaysBySection[[store.major, section.minor]] ?? []))
             }
             let gatewayList = store.sections.flatMap { gatewaysBySection[[store.major, $0.minor]] ?? [] }
@@ -219,7 +221,7 @@ extension ChainConfig {
                 let s = sections[index]
                 sections[index] = Chain.Section(
                     store: s.store, minor: s.minor, name: s.name, notifyOnEntry: s.notifyOnEntry,
-                    notifyOnExit: s.notifyOnExit, adjacent: set, polygon: s.polygon, streetDoor: s.streetDoor,
+                    notifyOnExit: s.notifyOnExit, adjacent: set, polygon: s.polygon, streetDoor: s.streetDoor, floor: s.floor,
                     gateways: s.gateways)
             }
         }

@@ -104,6 +104,9 @@ extension ChainConfig {
             } else if section.streetDoor {
                 issue("\(spath).street_door", "a street door is placed on the section's polygon, and this section has none")
             }
+            if let floor = section.floor, !ChainConfig.Section.floors.contains(floor) {
+                issue("\(spath).floor", "\(floor) is out of range −9…99 (the storey: 0 the street's, negative below it)")
+            }
             if let problem = Self.nameProblem(section.name, kind: "section name") { issue("\(spath).name", problem) }
         }
         for (j, section) in store.sections.enumerated() {
@@ -261,6 +264,7 @@ extension Tuning {
         check(latenessSeconds.isFinite && (0...60).contains(latenessSeconds), "lateness_s", "must be 0…60 s")
         check(storefrontDB.isFinite && (0...40).contains(storefrontDB), "storefront_db", "must be 0…40 dB")
         check(wallDB.isFinite && (0...20).contains(wallDB), "wall_db", "must be 0…20 dB")
+        check(floorDB.isFinite && (0...40).contains(floorDB), "floor_db", "must be 0…40 dB")
         check(windowSeconds.isFinite && (0.5...60).contains(windowSeconds), "window_s", "must be 0.5…60 s")
         check(sectionStaySeconds.isFinite && (1...3600).contains(sectionStaySeconds), "section_stay_s", "must be 1…3600 s")
         check(outsideStaySeconds.isFinite && (1...3600).contains(outsideStaySeconds), "outside_stay_s", "must be 1…3600 s")

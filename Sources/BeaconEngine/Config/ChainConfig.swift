@@ -136,9 +136,16 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
         public var notifyOnEntry: Bool
         /// `notify_on_exit` (default true): publish section exit events.
         public var notifyOnExit: Bool
+        /// `floor` (optional, −9…99; default 0): the storey the section is on, 0 the street's and
+        /// negative below it. Sections on different floors may lie over one another on the plan;
+        /// its gateways are on its floor. Walking between floors is a step like any other
+        /// (stairs, an escalator: say it with `adjacent`).
+        public var floor: Int?
+        /// The floors a section may be on.
+        public static let floors = -9...99
 
         public init(minor: Int, name: String, adjacent: [Int]? = nil, polygon: [[Double]]? = nil,
-                    streetDoor: Bool = false, notifyOnEntry: Bool = true, notifyOnExit: Bool = true) {
+                    streetDoor: Bool = false, notifyOnEntry: Bool = true, notifyOnExit: Bool = true, floor: Int? = nil) {
             self.minor = minor
             self.name = name
             self.adjacent = adjacent
@@ -146,11 +153,12 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
             self.streetDoor = streetDoor
             self.notifyOnEntry = notifyOnEntry
             self.notifyOnExit = notifyOnExit
+            self.floor = floor
         }
 
         enum CodingKeys: String, CodingKey {
             case minor, name, adjacent, polygon, streetDoor = "street_door"
-            case notifyOnEntry = "notify_on_entry", notifyOnExit = "notify_on_exit"
+            case notifyOnEntry = "notify_on_entry", notifyOnExit = "notify_on_exit", floor
         }
 
         /// Reads a section's object; nil where a required value cannot be used (reported).
@@ -162,10 +170,11 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
             let streetDoor = o.optional("street_door", as: Bool.self)
             let notifyOnEntry = o.optional("notify_on_entry", as: Bool.self)
             let notifyOnExit = o.optional("notify_on_exit", as: Bool.self)
+            let floor = o.optional("floor", as: Int.self)
             o.comment()
             guard let minor else { return nil }
             self.init(minor: minor, name: name ?? "section \(minor)", adjacent: adjacent, polygon: polygon, streetDoor: streetDoor ?? false,
-                      notifyOnEntry: notifyOnEntry ?? true, notifyOnExit: notifyOnExit ?? true)
+                      notifyOnEntry: notifyOnEntry ?? true, notifyOnExit: notifyOnExit ?? true, floor: floor)
         }
     }
 

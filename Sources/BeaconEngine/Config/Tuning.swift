@@ -92,6 +92,11 @@ public struct Tuning: Encodable, Sendable, Equatable {
     /// `wall_db` (default 3): the street test's attenuation per section boundary (shelving,
     /// partitions) between a phone and a gateway.
     public var wallDB: Double = 3
+    /// `floor_db` (default 14): the attenuation per floor between a phone and a gateway, where
+    /// sections say which `floor` they are on, for the models that place a phone from the
+    /// gateways' positions (the street test, `position`, `hmm`; ITU-R P.1238 at 2.4 GHz: 14 in
+    /// offices and shops, 10 in flats, 5 in a house with wooden floors).
+    public var floorDB: Double = 14
     /// `min_sightings_to_enter` (default 2): sightings within `enter_window_s` before a store entry.
     public var minSightingsToEnter: Int = 2
     /// `enter_window_s` (default 5).
@@ -159,7 +164,7 @@ public struct Tuning: Encodable, Sendable, Equatable {
         case processNoise = "process_noise_db2_per_s", measurementNoiseDB = "measurement_noise_db"
         case staleAfterSeconds = "stale_after_s", pathLossExponent = "path_loss_exponent"
         case defaultMeasuredPower = "default_measured_power", gatewaySilenceSeconds = "gateway_silence_s"
-        case latenessSeconds = "lateness_s", streetExit = "street_exit", storefrontDB = "storefront_db", wallDB = "wall_db"
+        case latenessSeconds = "lateness_s", streetExit = "street_exit", storefrontDB = "storefront_db", wallDB = "wall_db", floorDB = "floor_db"
         case windowSeconds = "window_s", sectionStaySeconds = "section_stay_s", outsideStaySeconds = "outside_stay_s"
         case hmmSwitchOdds = "hmm_switch_odds", fingerprintSwitchOdds = "fingerprint_switch_odds"
         case positionSwitchOdds = "position_switch_odds", deviceSpreadDB = "device_spread_db"
@@ -189,6 +194,7 @@ public struct Tuning: Encodable, Sendable, Equatable {
         o.read(.streetExit, into: &streetExit)
         o.read(.storefrontDB, into: &storefrontDB)
         o.read(.wallDB, into: &wallDB)
+        o.read(.floorDB, into: &floorDB)
         o.read(.windowSeconds, into: &windowSeconds)
         o.read(.sectionStaySeconds, into: &sectionStaySeconds)
         o.read(.outsideStaySeconds, into: &outsideStaySeconds)

@@ -60,9 +60,11 @@ final class PositionModel: Sendable {
         let grid = Self.grid(polygons, step: step)
         var cells: [Chain.Point] = []
         var ranges: [Range<Int>] = []
-        for sectionCells in grid {
+        var cellSections: [Int] = []
+        for (j, sectionCells) in grid.enumerated() {
             ranges.append(cells.count..<cells.count + sectionCells.count)
             cells += sectionCells
+            cellSections += Array(repeating: sections.lowerBound + j, count: sectionCells.count)
         }
         self.cells = cells
         sectionCells = ranges
@@ -72,9 +74,11 @@ final class PositionModel: Sendable {
             let gateway = chain.gateways[g]
             // Checked: every gateway of the store has a position.
             let p = gateway.position!
-            return cells.map { cell in
+            return zip(cells, cellSections).map { cell, section in
+                // A cell on another floor: the gateway a storey further off and behind its floor.
+                let (height, floors) = chain.vertical(gateway: g, section: section, mountHeight: h)
                 let dx = p.x - cell.x, dy = p.y - cell.y
-                return -10 * gateway.pathLossExponent * log10(max(Self.nearest, (dx * dx + dy * dy + h * h).squareRoot()))
+                return -10 * gateway.pathLossExponent * log10(max(Self.nearest, (dx * dx + dy * dy + height * height).squareRoot())) - floors
             }
         }
         hops = sections.flatMap { a in

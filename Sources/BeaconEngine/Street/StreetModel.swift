@@ -64,9 +64,11 @@ final class StreetModel: Sendable {
                 for g in gateways {
                     let gateway = chain.gateways[g]
                     let p = gateway.position!
+                    // A section on another floor: the gateway a storey further off and behind its floor.
+                    let (h, floors) = chain.vertical(gateway: g, section: section, mountHeight: SectionModel.mountHeight)
                     let dx = p.x - q.x, dy = p.y - q.y
-                    let d = (dx * dx + dy * dy + SectionModel.mountHeight * SectionModel.mountHeight).squareRoot()
-                    values.append(-10 * gateway.pathLossExponent * log10(max(d, 0.5)) - walls(section, gateway.section) - extra)
+                    let d = (dx * dx + dy * dy + h * h).squareRoot()
+                    values.append(-10 * gateway.pathLossExponent * log10(max(d, 0.5)) - walls(section, gateway.section) - floors - extra)
                 }
             }
             return PathLossTable(positions: points.count, gateways: gateways.count, values: values)

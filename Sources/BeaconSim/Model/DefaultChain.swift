@@ -1,7 +1,9 @@
 public import BeaconEngine
 
 /// The generated default chain: 3 stores × 6 sections (a 3 × 2 grid of 12 m × 10 m sections,
-/// grid neighbours adjacent, the first one with the street door) × 2–3 gateways per section.
+/// grid neighbours adjacent, the first one with the street door) × 2–3 gateways per section. On
+/// two storeys, the grid's second row is the first floor, right above the first: each floor a row
+/// of three, stairs from the entrance to the section above it.
 public enum DefaultChain {
     /// Section names, in grid order (row-major, the entrance first).
     static let names = ["Entrance", "Grocery", "Bakery", "Household", "Electronics", "Clothing"]
@@ -14,7 +16,8 @@ public enum DefaultChain {
     /// The default chain config, with floor polygons and gateway positions. `gatewaysPerSection`
     /// (1 … ``maxGatewaysPerSection``) replaces the default 2–3 with that many gateways per section
     /// on an even grid — to see what a denser (or sparser) installation buys.
-    public static func config(stores: Int = 3, firstMajor: Int = 101, gatewaysPerSection: Int? = nil) -> ChainConfig {
+    public static func config(stores: Int = 3, firstMajor: Int = 101, gatewaysPerSection: Int? = nil, storeys: Int = 1) -> ChainConfig {
+        precondition((1...2).contains(storeys), "the default chain has one storey or two")
         var storeList: [ChainConfig.Store] = []
         var gateways: [ChainConfig.Gateway] = []
         for k in 0..<stores {
@@ -22,16 +25,18 @@ public enum DefaultChain {
             var sections: [ChainConfig.Section] = []
             for i in 0..<6 {
                 let col = i % 3, row = i / 3
-                let x0 = Double(col) * width, y0 = Double(row) * depth
+                // Upstairs, the second row lies over the first.
+                let x0 = Double(col) * width, y0 = storeys == 2 ? 0 : Double(row) * depth
                 var adjacent: [Int] = []
                 if col > 0 { adjacent.append(i) }          // minor of the left neighbour (minors are 1-based)
                 if col < 2 { adjacent.append(i + 2) }
-                if row > 0 { adjacent.append(i - 2) }
-                if row < 1 { adjacent.append(i + 4) }
+                // Across rows: every grid neighbour on one floor; only the stairs on two.
+                if row > 0, storeys == 1 || col == 0 { adjacent.append(i - 2) }
+                if row < 1, storeys == 1 || col == 0 { adjacent.append(i + 4) }
                 sections.append(.init(
                     minor: i + 1, name: names[i], adjacent: adjacent.sorted(),
                     polygon: [[x0, y0], [x0 + width, y0], [x0 + width, y0 + depth], [x0, y0 + depth]],
-                    streetDoor: i == 0))
+                    streetDoor: i == 0, floor: storeys == 2 ? row : nil))
                 // Two gateways on the section's long axis; a third in every other section, for variety.
                 let positions: [[Double]]
                 if let n = gatewaysPerSection {

@@ -11,7 +11,7 @@ extension FloorPlan {
         let outward = Chain.Point(x: (door.outside.x - door.inside.x) / 4, y: (door.outside.y - door.inside.y) / 4)
         let sill = Chain.Point(x: door.inside.x + outward.x, y: door.inside.y + outward.y)
         let p = Chain.Point(x: sill.x - outward.y * along + outward.x * out, y: sill.y + outward.x * along + outward.y * out)
-        return section(at: p) == nil ? p : nil
+        return section(at: p, storey: storeys[door.section]) == nil ? p : nil
     }
 
     /// The heading of someone outside facing the store front, radians.

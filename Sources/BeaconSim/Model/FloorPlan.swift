@@ -7,6 +7,8 @@ public struct FloorPlan: Sendable {
     public let sections: [Int]
     /// Polygon of each local section.
     let polygons: [[Chain.Point]]
+    /// The storey of each local section (the chain's `floor`).
+    let storeys: [Int]
     /// Local neighbours of each local section.
     let neighbours: [[Int]]
     /// Door point between two local sections (shared-edge midpoint, or the centres' midpoint).
@@ -24,6 +26,8 @@ public struct FloorPlan: Sendable {
         }
         self.sections = sections
         self.polygons = polygons
+        let storeys = sections.map { chain.sections[$0].floor }
+        self.storeys = storeys
         var local: [Int: Int] = [:]
         for (i, s) in sections.enumerated() { local[s] = i }
         neighbours = sections.map { s in
@@ -32,8 +36,9 @@ public struct FloorPlan: Sendable {
         var doors = Array(repeating: [Chain.Point?](repeating: nil, count: sections.count), count: sections.count)
         for a in sections.indices {
             for b in sections.indices where a != b {
-                doors[a][b] = Self.sharedEdgeMidpoint(polygons[a], polygons[b])
-                    ?? Self.midpoint(Self.centre(polygons[a]), Self.centre(polygons[b]))
+                doors[a][b] = storeys[a] == storeys[b]
+                    ? Self.sharedEdgeMidpoint(polygons[a], polygons[b]) ?? Self.midpoint(Self.centre(polygons[a]), Self.centre(polygons[b]))
+                    : Self.stairs(polygons[min(a, b)], polygons[max(a, b)])
             }
         }
         self.doors = doors
@@ -48,9 +53,22 @@ public struct FloorPlan: Sendable {
         streetDoors = street
     }
 
-    /// The local section containing `p`, or nil (outside the store).
-    public func section(at p: Chain.Point) -> Int? {
-        polygons.firstIndex { Chain.contains($0, p) }
+    /// The local section on `storey` containing `p`, or nil (outside the store).
+    public func section(at p: Chain.Point, storey: Int) -> Int? {
+        polygons.indices.first { storeys[$0] == storey && Chain.contains(polygons[$0], p) }
+    }
+
+    /// The waypoint at `point` on the way from local section `a` into the adjacent `b`: where
+    /// they are on different floors, the person is on `b`'s once there.
+    func step(from a: Int, to b: Int, through point: Chain.Point) -> Waypoint {
+        Waypoint(point, storey: storeys[a] == storeys[b] ? nil : storeys[b])
+    }
+
+    /// Where the stairs between two sections on different floors are: midway between their
+    /// centres where that lies under (or over) both, else the first one's centre.
+    static func stairs(_ a: [Chain.Point], _ b: [Chain.Point]) -> Chain.Point {
+        let between = midpoint(centre(a), centre(b))
+        return Chain.contains(a, between) && Chain.contains(b, between) ? between : centre(a)
     }
 
     /// A uniformly random point inside a local section, kept 1 m from its edges where possible.

@@ -87,6 +87,12 @@ public struct SimulationConfig: Sendable, Equatable {
     public var sensitivity = -97.0
     /// Height of gateways above the phones, metres.
     public var mountHeight = 1.5
+    /// From one floor to the next, metres: a phone upstairs is this much higher than one below.
+    public var storeyHeight = 3.0
+    /// Loss through each floor between the phone and a gateway, dB: 14 in offices and shops,
+    /// 5 in a house with wooden floors, 10 in a block of flats (ITU-R P.1238's floor
+    /// penetration loss at 2.4 GHz, one floor).
+    public var floorLoss = 14.0
     /// Batch window of the simulated edges, seconds.
     public var batchWindow = 1.0
 

@@ -31,17 +31,19 @@ struct Person: Sendable {
     /// Walking speed, m/s.
     let speed: Double
     var position: Chain.Point
+    /// The floor the person is on (the chain's `floor`).
+    var storey = 0
     /// Direction the body faces, radians (the phone is in front of it).
     var heading = 0.0
     var activity: Activity = .walking
-    var waypoints: [Chain.Point] = []
+    var waypoints: [Waypoint] = []
     /// Local sections still to visit, in order; the last step is the street door.
     var plan: [Int] = []
     /// The local section the person is walking to or lingering in.
     var target = 0
     /// Where someone standing at the window walks on to — along the street (a passer-by) or in
     /// (a shopper who looked first) — empty once on the way.
-    var onward: [Chain.Point] = []
+    var onward: [Waypoint] = []
     /// How long a shopper who looks first stands at the window, s (drawn apart from their visit);
     /// nil for everyone else.
     var windowStay: Double?
@@ -61,11 +63,12 @@ struct Person: Sendable {
         case .walking:
             var remaining = speed * dt
             while remaining > 0, let next = waypoints.first {
-                let dx = next.x - position.x, dy = next.y - position.y
+                let dx = next.point.x - position.x, dy = next.point.y - position.y
                 let d = (dx * dx + dy * dy).squareRoot()
                 if d > 1e-6 { heading = atan2(dy, dx) }
                 if d <= remaining {
-                    position = next
+                    position = next.point
+                    if let storey = next.storey { self.storey = storey }
                     waypoints.removeFirst()
                     remaining -= d
                 } else {
@@ -86,7 +89,7 @@ struct Person: Sendable {
                 activity = .lingering(until: now + Int64(windowStay * 1000))
                 return
             }
-        } else if plan.isEmpty && floor.section(at: position) == nil {
+        } else if plan.isEmpty && floor.section(at: position, storey: storey) == nil {
             activity = .gone
             return
         }
@@ -111,27 +114,27 @@ struct Person: Sendable {
             activity = .walking
             return
         }
-        let here = floor.section(at: position) ?? target
+        let here = floor.section(at: position, storey: storey) ?? target
         if kind == .staff {
             // Staff never leave: a new random section, forever.
             plan = [floor.neighbours[here].randomElement(using: &random) ?? here]
         }
         guard !plan.isEmpty else { return }
         let next = plan.removeFirst()
-        var points: [Chain.Point] = []
+        var points: [Waypoint] = []
         let path = floor.path(from: here, to: next)
         for (a, b) in zip(path, path.dropFirst()) {
             if let door = floor.doors[a][b] {
-                points.append(Self.jitter(door, 0.8, &random))
+                points.append(floor.step(from: a, to: b, through: Self.jitter(door, 0.8, &random)))
             }
         }
         target = next
         if plan.isEmpty && kind == .shopper {
             // The last leg: to the street door, then out and away.
             let door = floor.streetDoors.first { $0.section == next } ?? floor.streetDoors[0]
-            points.append(door.inside)
-            points.append(door.outside)
-            points.append(Chain.Point(x: door.outside.x, y: door.outside.y - 30))
+            points.append(Waypoint(door.inside))
+            points.append(Waypoint(door.outside))
+            points.append(Waypoint(Chain.Point(x: door.outside.x, y: door.outside.y - 30)))
         } else if random.unit() < config.boundaryShare, let neighbour = floor.neighbours[next].randomElement(using: &random),
                   let edge = floor.doors[next][neighbour] {
             // Some people stop right at a section boundary (the hard case for any rule): less than a
@@ -140,9 +143,9 @@ struct Person: Sendable {
             let dx = c.x - edge.x, dy = c.y - edge.y
             let d = max((dx * dx + dy * dy).squareRoot(), 1e-6)
             let inset = 0.4 + random.unit() * 0.6
-            points.append(Chain.Point(x: edge.x + dx / d * inset, y: edge.y + dy / d * inset))
+            points.append(Waypoint(Chain.Point(x: edge.x + dx / d * inset, y: edge.y + dy / d * inset)))
         } else {
-            points.append(floor.randomPoint(in: next, &random))
+            points.append(Waypoint(floor.randomPoint(in: next, &random)))
         }
         waypoints = points
         activity = .walking

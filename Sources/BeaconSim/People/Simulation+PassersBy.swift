@@ -34,8 +34,8 @@ extension Simulation {
         person.position = plan.frontPoint(along: side * Self.streetReach, out: lane) ?? spot
         let end = plan.frontPoint(along: -side * Self.streetReach, out: lane) ?? spot
         person.random = r
-        person.waypoints = [spot]
-        person.onward = [end]
+        person.waypoints = [Waypoint(spot)]
+        person.onward = [Waypoint(end)]
         person.target = plan.streetDoors[0].section
         people.append(person)
         links.append(LinkRadioState.fresh(for: &person, gateways: chain.stores[store].gateways.count, shadowSigma: config.shadowSigma, at: now))
@@ -49,8 +49,8 @@ extension Simulation {
         let side: Double = r.unit() < 0.5 ? -1 : 1
         let spot = Self.windowSpot(plan, &r)
         person.position = plan.frontPoint(along: side * Self.streetReach, out: 2 + r.unit() * 2) ?? spot
-        person.onward = [plan.streetDoors[0].outside] + person.waypoints
-        person.waypoints = [spot]
+        person.onward = [Waypoint(plan.streetDoors[0].outside)] + person.waypoints
+        person.waypoints = [Waypoint(spot)]
         person.windowStay = Person.lingering(mean: config.windowLingerSeconds, &r)
     }
 

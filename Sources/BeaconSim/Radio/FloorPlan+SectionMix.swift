@@ -36,7 +36,7 @@ extension FloorPlan {
     private func neighbour(across foot: Chain.Point, normal: (x: Double, y: Double), from here: Int) -> Int? {
         for side in [1.0, -1.0] {
             let probe = Chain.Point(x: foot.x + side * Self.acrossBoundary * normal.x, y: foot.y + side * Self.acrossBoundary * normal.y)
-            if let section = section(at: probe), section != here { return section }
+            if let section = section(at: probe, storey: storeys[here]), section != here { return section }
         }
         return nil
     }

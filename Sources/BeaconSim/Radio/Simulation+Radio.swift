@@ -3,6 +3,10 @@ import BeaconCore
 import BeaconEngine
 
 extension Simulation {
+    /// How far apart, metres, the place-bound shadowing of two floors is read: far beyond its
+    /// correlation length, so that each floor's is its own.
+    static let storeyFieldOffset = 1000.0
+
     /// Sends every advert person `p` makes up to `t` to every gateway of their store that hears it.
     mutating func advertise(_ p: Int, until t: Int64) {
         while people[p].nextAdvert <= t {
@@ -11,7 +15,7 @@ extension Simulation {
             people[p].nextAdvert += Int64(people[p].advertInterval * 1000) + Int64(people[p].random.unit() * 10)
             let store = people[p].store
             // Where the device stands does not change between the gateways hearing one advert.
-            let here = plans[store].section(at: people[p].position)
+            let here = plans[store].section(at: people[p].position, storey: people[p].storey)
             let mix = sectionBias.isZero ? nil : plans[store].sectionMix(at: people[p].position, in: here)
             for (k, g) in chain.stores[store].gateways.enumerated() {
                 guard let rssi = receive(p, gatewayIndex: g, link: k, at: at, in: here, mix: mix) else { continue }
@@ -30,12 +34,14 @@ extension Simulation {
         let gateway = chain.gateways[g]
         guard let position = gateway.position else { return nil }
         let me = people[p].position
-        let dx = position.x - me.x, dy = position.y - me.y
-        let d = max(0.3, (dx * dx + dy * dy + config.mountHeight * config.mountHeight).squareRoot())
-
-        // Section boundaries between the phone and the gateway (plus the outer wall from outside).
         let plan = plans[people[p].store]
         let gatewayLocal = plan.sections.firstIndex(of: gateway.section) ?? 0
+        // Floors between them: the gateway under its own floor's ceiling, the phone on the person's.
+        let floors = plan.storeys[gatewayLocal] - people[p].storey
+        let dx = position.x - me.x, dy = position.y - me.y, dz = config.mountHeight + Double(floors) * config.storeyHeight
+        let d = max(0.3, (dx * dx + dy * dy + dz * dz).squareRoot())
+
+        // Section boundaries between the phone and the gateway (plus the outer wall from outside).
         let walls: Int
         var outer = 0.0
         if let here {
@@ -59,8 +65,11 @@ extension Simulation {
         let fade = links[p][k].fade.value(at: me, heading: people[p].heading, sigma: config.boundFadingSigma)
 
         let power = people[p].radio.level
-        let place = field.value(gateway: g, at: me) + people[p].radio.linkOffsets[k]
+        // Each floor has its own place-bound shadowing: the field read far off for another floor.
+        let spot = people[p].storey == 0 ? me : Chain.Point(x: me.x + Double(people[p].storey) * Self.storeyFieldOffset, y: me.y)
+        let place = field.value(gateway: g, at: spot) + people[p].radio.linkOffsets[k]
         var rssi = power - 10 * config.pathLossExponent * log10(d) - Double(walls) * config.wallLoss - outer - body + s + place
+            - Double(abs(floors)) * config.floorLoss
             + config.fadingSigma * r.gaussian() + fade + gain[g]
         // Added last, and only when drawn, so that without it every level is what it was.
         if let mix { rssi += sectionBias.offset(gateway: g, at: mix) }

@@ -8,7 +8,7 @@ import BeaconEngine
 /// speed, so the route's length gives its time.
 struct CalibrationRoute {
     /// The points, in order, starting where the tag sets off.
-    private(set) var points: [Chain.Point] = []
+    private(set) var points: [Waypoint] = []
     /// The local section the route has reached, nil while outside.
     private var here: Int?
     private let plan: FloorPlan
@@ -32,7 +32,7 @@ struct CalibrationRoute {
         out = Chain.Point(x: dx / length, y: dy / length)
         along = Chain.Point(x: -out.y, y: out.x)
         doorway = Chain.Point(x: street.inside.x + out.x, y: street.inside.y + out.y)
-        points = [at(out: 12, along: 6)]
+        points = [Waypoint(at(out: 12, along: 6))]
         let order = Self.order(plan, from: door)
         comeIn()
         for section in order { visit(section) }
@@ -41,11 +41,11 @@ struct CalibrationRoute {
         goOutAndBack()
         // Back in: a little while in the door's section, then out and away.
         cover(door, seconds: walk.sectionSeconds / 3)
-        points += [street.inside, street.outside, at(out: 30, along: 0)]
+        points += [street.inside, street.outside, at(out: 30, along: 0)].map { Waypoint($0) }
     }
 
     /// How long the route takes, seconds.
-    var seconds: Double { Self.length(points) / walk.speed }
+    var seconds: Double { Self.length(points.map(\.point)) / walk.speed }
 
     /// Every local section once, depth first from `start` through adjacent sections, the ones
     /// adjacency does not reach last: on a grid, a snake.
@@ -78,7 +78,7 @@ struct CalibrationRoute {
     /// In through the street door.
     private mutating func comeIn() {
         let street = plan.streetDoors[0]
-        points += [street.outside, street.inside]
+        points += [Waypoint(street.outside), Waypoint(street.inside)]
         here = door
     }
 
@@ -92,7 +92,7 @@ struct CalibrationRoute {
     private mutating func go(to section: Int) {
         let path = plan.path(from: here ?? door, to: section)
         for (a, b) in zip(path, path.dropFirst()) {
-            if let between = plan.doors[a][b] { points.append(Person.jitter(between, 0.8, &random)) }
+            if let between = plan.doors[a][b] { points.append(plan.step(from: a, to: b, through: Person.jitter(between, 0.8, &random))) }
         }
         here = section
     }
@@ -100,11 +100,11 @@ struct CalibrationRoute {
     /// Random points all over `section` until the walk between them has taken `seconds`.
     private mutating func cover(_ section: Int, seconds: Double) {
         var elapsed = 0.0
-        while elapsed < seconds, let last = points.last {
+        while elapsed < seconds, let last = points.last?.point {
             let next = plan.randomPoint(in: section, &random)
             // At least half a metre a point: a section too small for random points gives its centre.
             elapsed += max(Self.distance(last, next), 0.5) / walk.speed
-            points.append(next)
+            points.append(Waypoint(next))
         }
     }
 
@@ -113,13 +113,13 @@ struct CalibrationRoute {
     private mutating func goOutAndBack() {
         go(to: door)
         let street = plan.streetDoors[0]
-        points += [street.inside, street.outside]
+        points += [Waypoint(street.inside), Waypoint(street.outside)]
         here = nil
         var elapsed = 0.0
-        while elapsed < walk.outsideSeconds, let last = points.last {
+        while elapsed < walk.outsideSeconds, let last = points.last?.point {
             let next = outsidePoint() ?? street.outside
             elapsed += max(Self.distance(last, next), 0.5) / walk.speed
-            points.append(next)
+            points.append(Waypoint(next))
         }
         comeIn()
     }
@@ -129,7 +129,7 @@ struct CalibrationRoute {
     private mutating func outsidePoint() -> Chain.Point? {
         for _ in 0..<20 {
             let point = at(out: 1 + random.unit() * 3, along: (random.unit() * 2 - 1) * 8)
-            if plan.section(at: point) == nil { return point }
+            if plan.section(at: point, storey: plan.storeys[door]) == nil { return point }
         }
         return nil
     }

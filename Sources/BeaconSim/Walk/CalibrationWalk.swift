@@ -65,7 +65,7 @@ struct PendingTag: Sendable {
     /// The store's index in the chain.
     var store: Int
     /// Where it walks, starting where it sets off.
-    var route: [Chain.Point]
+    var route: [Waypoint]
     /// The device it is.
     var device: DeviceID
     /// Its advertising interval, seconds, and its radio in this store.

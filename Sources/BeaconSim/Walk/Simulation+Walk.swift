@@ -45,9 +45,10 @@ extension Simulation {
             let firstAdvert = next.start + Int64(random.unit() * next.advertInterval * 1000)
             var person = Person(
                 device: next.device, kind: .tag, store: next.store, advertInterval: next.advertInterval, radio: next.radio,
-                speed: next.speed, position: next.route[0], nextAdvert: firstAdvert, random: random)
+                speed: next.speed, position: next.route[0].point, nextAdvert: firstAdvert, random: random)
             person.waypoints = Array(next.route.dropFirst())
             person.target = plans[next.store].streetDoors[0].section
+            person.storey = plans[next.store].storeys[person.target]
             links.append(LinkRadioState.fresh(for: &person, gateways: chain.stores[next.store].gateways.count, shadowSigma: config.shadowSigma, at: next.start))
             people.append(person)
             truth.append((nil, nil))

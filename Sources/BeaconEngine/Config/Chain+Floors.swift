@@ -1,0 +1,14 @@
+extension Chain {
+    /// Floor to floor, metres: a shop's or a house's storey, for the models that place a phone
+    /// upstairs from a gateway.
+    public static let storeyHeight = 3.0
+
+    /// Between gateway `g` and a phone in section `s` (indices into ``gateways`` and
+    /// ``sections``): how far above the phone the gateway is, metres — `mountHeight` on the same
+    /// floor, a storey more or less per floor between them — and the loss through those floors,
+    /// dB (`floor_db` each).
+    func vertical(gateway g: Int, section s: Int, mountHeight: Double) -> (height: Double, loss: Double) {
+        let floors = sections[gateways[g].section].floor - sections[s].floor
+        return (mountHeight + Double(floors) * Self.storeyHeight, Double(abs(floors)) * tuning.floorDB)
+    }
+}
