@@ -49,6 +49,15 @@ struct FloorConfigTests {
         }
     }
 
+    @Test("the position rule's grid: a section over another has its own points, as many")
+    func stackedGrid() {
+        let room = [Chain.Point(x: 0, y: 0), Chain.Point(x: 4, y: 0), Chain.Point(x: 4, y: 2), Chain.Point(x: 0, y: 2)]
+        let cells = PositionModel.grid([room, room], floors: [0, 1], step: 0.5)
+        #expect(cells[0].count == 32 && cells[1].count == 32, "\(cells.map(\.count))")
+        // On one floor the first polygon keeps the points, the second only its centroid.
+        #expect(PositionModel.grid([room, room], step: 0.5)[1].count == 1)
+    }
+
     @Test("a gateway on another floor is a storey further off and a floor's loss quieter")
     func vertical() throws {
         let chain = try ChainConfig.parse(Array(Self.text(floor: "1", floorDB: "10").utf8)).resolve()

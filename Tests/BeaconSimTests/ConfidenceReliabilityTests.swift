@@ -39,10 +39,11 @@ struct ConfidenceReliabilityTests {
         ])
     }
 
-    @Test("a report more than the early window ahead of the truth is wrong")
+    @Test("a report the early window ahead of the truth is right, one more than that ahead is wrong")
     func tooEarly() {
         let truths = [truth(0, .inside(store: 1, section: 1)), truth(100, .inside(store: 1, section: 2))]
-        let r = ConfidenceReliability(truth: truths, reported: [enter(94, section: 2, 0.95)], end: t0 + 200_000)
+        let r = ConfidenceReliability(truth: truths, reported: [enter(94, section: 2, 0.95), enter(95, section: 2, 0.98)], end: t0 + 200_000)
         #expect(r.bins[3].enters == 1 && r.bins[3].right == 0)
+        #expect(r.bins[4].enters == 1 && r.bins[4].right == 1)
     }
 }

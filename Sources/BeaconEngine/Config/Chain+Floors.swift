@@ -3,12 +3,12 @@ extension Chain {
     /// upstairs from a gateway.
     public static let storeyHeight = 3.0
 
-    /// Between gateway `g` and a phone in section `s` (indices into ``gateways`` and
-    /// ``sections``): how far above the phone the gateway is, metres — `mountHeight` on the same
-    /// floor, a storey more or less per floor between them — and the loss through those floors,
-    /// dB (`floor_db` each).
-    func vertical(gateway g: Int, section s: Int, mountHeight: Double) -> (height: Double, loss: Double) {
-        let floors = sections[gateways[g].section].floor - sections[s].floor
+    /// Between a gateway and a phone in a section (indices into ``gateways`` and ``sections``):
+    /// how far above the phone the gateway is, metres — `mountHeight` on the same floor, a storey
+    /// more or less per floor between them — and the loss through those floors, dB (`floor_db`
+    /// each).
+    func vertical(gateway: Int, section: Int, mountHeight: Double) -> (height: Double, loss: Double) {
+        let floors = sections[gateways[gateway].section].floor - sections[section].floor
         return (mountHeight + Double(floors) * Self.storeyHeight, Double(abs(floors)) * tuning.floorDB)
     }
 }

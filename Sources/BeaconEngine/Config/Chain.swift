@@ -43,7 +43,7 @@ public struct Chain: Sendable {
         public let polygon: [Point]?
         /// The section has a door to the street.
         public let streetDoor: Bool
-        /// The storey it is on: 0 the street's, negative below (`floor`).
+        /// The storey it is on (`floor`; only differences count).
         public let floor: Int
         /// Where that door is and which way is out, when the section has a polygon: the midpoint of
         /// the polygon's edge on the street side of the plan (lowest y), facing −y — the convention

@@ -7,12 +7,13 @@ import Foundation
 /// store has at most about 500 cells whatever its size (0.5 m on a flat, 1.2 m on a 720 m² shop):
 /// the cost of a decision is cells × fresh links. Cells are the centres of a step-spaced grid over
 /// the polygons' bounding box that fall inside a section's polygon — the first in the store's
-/// order, where polygons overlap. A section too small to hold a grid centre gets its polygon's
-/// centroid, so that every section has evidence.
+/// order on its floor, where polygons overlap. A section too small to hold a grid centre gets its
+/// polygon's centroid, so that every section has evidence.
 ///
-/// For cell `c` and the store's gateway `g`, `L[c][g] = −10·n_g·log10(max(0.5 m, √(d² + h²)))`:
+/// For cell `c` and the store's gateway `g`, `L[c][g] = −10·n_g·log10(max(0.5 m, √(d² + h²))) − f·F`:
 /// `d` the distance on the plan, `h` the store's `mount_height_m` (how far the gateways sit above
-/// a phone), `n_g` the gateway's path-loss exponent.
+/// a phone) plus 3 m for each floor the gateway is above the cell (less, below), `n_g` the
+/// gateway's path-loss exponent, `f` the floors between them and `F` the tuning's `floor_db`.
 ///
 /// A class: the rule reads it once per decision, and a struct copy would retain each of its arrays.
 final class PositionModel: Sendable {
@@ -57,7 +58,7 @@ final class PositionModel: Sendable {
         sectionCount = sections.count
         let area = polygons.reduce(0) { $0 + Self.area($1) }
         step = (max(Self.minimumStep, (area / Self.maximumCells).squareRoot()) * 100).rounded() / 100
-        let grid = Self.grid(polygons, step: step)
+        let grid = Self.grid(polygons, floors: sections.map { chain.sections[$0].floor }, step: step)
         var cells: [Chain.Point] = []
         var ranges: [Range<Int>] = []
         var cellSections: [Int] = []
@@ -76,9 +77,9 @@ final class PositionModel: Sendable {
             let p = gateway.position!
             return zip(cells, cellSections).map { cell, section in
                 // A cell on another floor: the gateway a storey further off and behind its floor.
-                let (height, floors) = chain.vertical(gateway: g, section: section, mountHeight: h)
+                let (height, loss) = chain.vertical(gateway: g, section: section, mountHeight: h)
                 let dx = p.x - cell.x, dy = p.y - cell.y
-                return -10 * gateway.pathLossExponent * log10(max(Self.nearest, (dx * dx + dy * dy + height * height).squareRoot())) - floors
+                return -10 * gateway.pathLossExponent * log10(max(Self.nearest, (dx * dx + dy * dy + height * height).squareRoot())) - loss
             }
         }
         hops = sections.flatMap { a in
@@ -174,8 +175,10 @@ final class PositionModel: Sendable {
     }
 
     /// Per polygon, the centres of a `step`-spaced grid over all the polygons' bounding box that
-    /// fall inside it and in no polygon before it; its centroid when none does.
-    static func grid(_ polygons: [[Chain.Point]], step: Double) -> [[Chain.Point]] {
+    /// fall inside it and in no polygon before it on its floor (`floors`, one per polygon; nil:
+    /// all on one); its centroid when none does.
+    static func grid(_ polygons: [[Chain.Point]], floors: [Int]? = nil, step: Double) -> [[Chain.Point]] {
+        let floors = floors ?? Array(repeating: 0, count: polygons.count)
         let points = polygons.joined()
         let x0 = points.map(\.x).min()!, x1 = points.map(\.x).max()!
         let y0 = points.map(\.y).min()!, y1 = points.map(\.y).max()!
@@ -185,7 +188,12 @@ final class PositionModel: Sendable {
             var i = 0
             while x0 + step * (Double(i) + 0.5) < x1 {
                 let p = Chain.Point(x: x0 + step * (Double(i) + 0.5), y: y0 + step * (Double(j) + 0.5))
-                if let s = polygons.firstIndex(where: { Chain.contains($0, p) }) { cells[s].append(p) }
+                // One section per floor holds each point: upstairs lies over downstairs.
+                var claimed = Set<Int>()
+                for (s, polygon) in polygons.enumerated() where !claimed.contains(floors[s]) && Chain.contains(polygon, p) {
+                    cells[s].append(p)
+                    claimed.insert(floors[s])
+                }
                 i += 1
             }
             j += 1

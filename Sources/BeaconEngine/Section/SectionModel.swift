@@ -44,7 +44,7 @@ struct SectionModel: Sendable {
             return sections.enumerated().map { (j, s) in
                 let d: Double
                 // A section on another floor: the gateway a storey further off and behind its floor.
-                let (height, floors) = chain.vertical(gateway: g, section: s, mountHeight: Self.mountHeight)
+                let (height, loss) = chain.vertical(gateway: g, section: s, mountHeight: Self.mountHeight)
                 if let p = gateway.position, let c = centres[j] {
                     let dx = p.x - c.x, dy = p.y - c.y
                     d = (dx * dx + dy * dy + height * height).squareRoot()
@@ -52,7 +52,7 @@ struct SectionModel: Sendable {
                     let hops = chain.hops(from: gateway.section, to: s)
                     d = Self.ownDistance + Self.hopDistance * Double(min(hops, 6))
                 }
-                return -10 * gateway.pathLossExponent * log10(max(d, 0.5)) - floors
+                return -10 * gateway.pathLossExponent * log10(max(d, 0.5)) - loss
             }
         }
     }

@@ -53,7 +53,9 @@ final class StreetModel: Sendable {
         func walls(_ a: Int, _ b: Int) -> Double {
             let key = a * chain.sections.count + b
             if let h = hops[key] { return Double(h) * chain.tuning.wallDB }
-            let h = min(chain.hops(from: a, to: b), 6)
+            // The stairs between floors are no wall: their floors are counted as `floor_db`.
+            let floors = abs(chain.sections[a].floor - chain.sections[b].floor)
+            let h = min(max(chain.hops(from: a, to: b) - floors, 0), 6)
             hops[key] = h
             return Double(h) * chain.tuning.wallDB
         }
@@ -65,10 +67,10 @@ final class StreetModel: Sendable {
                     let gateway = chain.gateways[g]
                     let p = gateway.position!
                     // A section on another floor: the gateway a storey further off and behind its floor.
-                    let (h, floors) = chain.vertical(gateway: g, section: section, mountHeight: SectionModel.mountHeight)
+                    let (h, loss) = chain.vertical(gateway: g, section: section, mountHeight: SectionModel.mountHeight)
                     let dx = p.x - q.x, dy = p.y - q.y
                     let d = (dx * dx + dy * dy + h * h).squareRoot()
-                    values.append(-10 * gateway.pathLossExponent * log10(max(d, 0.5)) - walls(section, gateway.section) - floors - extra)
+                    values.append(-10 * gateway.pathLossExponent * log10(max(d, 0.5)) - walls(section, gateway.section) - loss - extra)
                 }
             }
             return PathLossTable(positions: points.count, gateways: gateways.count, values: values)

@@ -64,11 +64,24 @@ public struct FloorPlan: Sendable {
         Waypoint(point, storey: storeys[a] == storeys[b] ? nil : storeys[b])
     }
 
-    /// Where the stairs between two sections on different floors are: midway between their
-    /// centres where that lies under (or over) both, else the first one's centre.
+    /// Where the stairs between two sections on different floors are: in both at once, so that
+    /// whoever takes them is in a section on either floor — midway between their centres where
+    /// that lies in both, else the point of a 0.25 m grid over their overlap nearest to it; where
+    /// they do not overlap, on the plan between them as on one floor.
     static func stairs(_ a: [Chain.Point], _ b: [Chain.Point]) -> Chain.Point {
         let between = midpoint(centre(a), centre(b))
-        return Chain.contains(a, between) && Chain.contains(b, between) ? between : centre(a)
+        if Chain.contains(a, between) && Chain.contains(b, between) { return between }
+        let xs = a.map(\.x), ys = a.map(\.y)
+        var best: (distance: Double, point: Chain.Point)?
+        for x in stride(from: xs.min()!, through: xs.max()!, by: 0.25) {
+            for y in stride(from: ys.min()!, through: ys.max()!, by: 0.25) {
+                let p = Chain.Point(x: x, y: y)
+                guard Chain.contains(a, p) && Chain.contains(b, p) else { continue }
+                let d = (p.x - between.x) * (p.x - between.x) + (p.y - between.y) * (p.y - between.y)
+                if d < best?.distance ?? .infinity { best = (d, p) }
+            }
+        }
+        return best?.point ?? sharedEdgeMidpoint(a, b) ?? between
     }
 
     /// A uniformly random point inside a local section, kept 1 m from its edges where possible.
@@ -82,6 +95,13 @@ public struct FloorPlan: Sendable {
             if Chain.contains(p, q) { return q }
         }
         return Self.centre(p)
+    }
+
+    /// Section boundaries on the way from local section `a` to `b` on one floor: the stairs are
+    /// no wall (their floor's loss is counted apart).
+    func walls(from a: Int, to b: Int) -> Int {
+        let path = path(from: a, to: b)
+        return zip(path, path.dropFirst()).filter { storeys[$0.0] == storeys[$0.1] }.count
     }
 
     /// Breadth-first path of local sections from `a` to `b`, both included.

@@ -135,7 +135,9 @@ struct Person: Sendable {
             points.append(Waypoint(door.inside))
             points.append(Waypoint(door.outside))
             points.append(Waypoint(Chain.Point(x: door.outside.x, y: door.outside.y - 30)))
-        } else if random.unit() < config.boundaryShare, let neighbour = floor.neighbours[next].randomElement(using: &random),
+        } else if random.unit() < config.boundaryShare,
+                  // A boundary on the section's own floor: the stairs are no place to stand.
+                  let neighbour = floor.neighbours[next].filter({ floor.storeys[$0] == floor.storeys[next] }).randomElement(using: &random),
                   let edge = floor.doors[next][neighbour] {
             // Some people stop right at a section boundary (the hard case for any rule): less than a
             // metre inside the section they are in.

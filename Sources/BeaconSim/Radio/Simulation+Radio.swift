@@ -45,10 +45,9 @@ extension Simulation {
         let walls: Int
         var outer = 0.0
         if let here {
-            walls = plan.path(from: here, to: gatewayLocal).count - 1
+            walls = plan.walls(from: here, to: gatewayLocal)
         } else {
-            let door = plan.streetDoors[0].section
-            walls = plan.path(from: door, to: gatewayLocal).count - 1
+            walls = plan.walls(from: plan.streetDoors[0].section, to: gatewayLocal)
             outer = config.outerWallLoss
         }
 
