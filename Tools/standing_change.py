@@ -7,7 +7,8 @@ as the rule sees it: each receiver's readings through the engine's link filter (
 with the default `process_noise_db2_per_s` 9 and `measurement_noise_db` 6), sampled once a second,
 and the mean squared change between samples a second apart, dB²/s, on the two shared recordings:
 
-  kolakowski  the robot's calibration runs; a second counts as standing when the robot moved less
+  kolakowski  the robot's calibration runs (the dataset's preprocessed rows, three a second, many of
+              their levels interpolated); a second counts as standing when the robot moved less
               than 2 cm in it and in each of the 2 s before (the filter has settled after the
               stop), as moving when it moved 10 cm or more in it
   salrb       the car's runs; a second counts as standing when the car sat on the test position
@@ -24,7 +25,7 @@ import sys
 
 PROCESS_NOISE = 9.0       # dB²/s, Tuning.processNoise
 MEASUREMENT_VARIANCE = 36.0  # dB², Tuning.measurementNoiseDB squared
-STALE = 2.0               # s: a link not heard for longer is left out of the sample
+STALE = 4.0               # s: a link not heard for longer is left out of the sample (stale_after_s)
 
 
 class LinkFilter:
@@ -98,8 +99,10 @@ def salrb(folder):
         header, body = table[0], table[1:]
         receivers, label = header[1:11], header.index("Label")
         filters, samples = {}, []  # samples: (label, {receiver: filtered level}), one a second
-        for n, row in enumerate(body):
-            time = n / 10  # one superframe per 100 ms
+        first = int(body[0][0])
+        edge = 1.0
+        for row in body:
+            time = (int(row[0]) - first) / 10  # one superframe per 100 ms; missing ones leave gaps
             for k, name in enumerate(receivers):
                 level = float(row[1 + k])
                 if level <= -100:  # not heard
@@ -108,8 +111,9 @@ def salrb(folder):
                     filters[name].update(level, time)
                 else:
                     filters[name] = LinkFilter(level, time)
-            if n % 10 == 9:
-                samples.append((row[label], {k: f.estimate for k, f in filters.items() if time - f.time <= STALE}))
+            while time >= edge:
+                samples.append((row[label], {k: f.estimate for k, f in filters.items() if edge - f.time <= STALE}))
+                edge += 1
         labels = [sample[0] for sample in samples]
         for i in range(1, len(samples)):
             kind = "standing" if i >= 4 and all(x == "2" for x in labels[i - 4:i + 1]) else "the rest"
