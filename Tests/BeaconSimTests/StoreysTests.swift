@@ -43,19 +43,9 @@ struct StoreysTests {
         #expect(climbs > 0)
     }
 
-    /// False store exits of the default rule on a two-storey run, the engine given `engineChain`.
+    /// False store exits of the default rule on 300 s of `chain`, the engine given `engineChain`.
     static func falseExits(simulated chain: ChainConfig, engine engineChain: ChainConfig) throws -> Int {
-        var simulation = try Simulation(chain: try chain.resolve(), config: config(seed: 1, duration: 300))
-        let resolved = try engineChain.resolve()
-        var engine = AggregationEngine(chain: resolved)
-        var out: [EngineOutput] = [], truth: [TruthChange] = []
-        for _ in 0..<300 {
-            let (batches, changes) = simulation.nextWindow()
-            truth += changes
-            for b in batches { engine.ingest(gateway: b.gateway, seq: b.seq, sent: b.sent, observations: b.sightings, into: &out) }
-        }
-        engine.advance(to: simulation.now + 5_000, into: &out)
-        return Evaluator.evaluate(truth: truth, reported: InProcessRun.reported(out, chain: resolved), end: simulation.now).falseExits
+        try InProcessRun.run(simulating: chain, decidedWith: engineChain, config: config(seed: 1, duration: 300)).falseExits
     }
 
     @Test("told the floors, the street test stops taking people upstairs for people walking away outside")

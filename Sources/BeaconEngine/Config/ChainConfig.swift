@@ -138,9 +138,8 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
         public var notifyOnExit: Bool
         /// `floor` (optional, −9…99; default 0): the storey the section is on. Only differences
         /// count: the street is on the street door's floor. Sections on different floors may lie
-        /// over one another on the plan;
-        /// its gateways are on its floor. Walking between floors is a step like any other
-        /// (stairs, an escalator: say it with `adjacent`).
+        /// over one another on the plan; its gateways are on its floor. Walking between floors is
+        /// a step like any other (stairs, an escalator: say it with `adjacent`).
         public var floor: Int?
         /// The floors a section may be on.
         public static let floors = -9...99

@@ -9,8 +9,14 @@ public enum InProcessRun {
     public static func run(chain: ChainConfig, tuning: Tuning, config: SimulationConfig) throws -> EvaluationReport {
         var tuned = chain
         tuned.tuning = tuning
-        let resolved = try tuned.resolve()
-        var simulation = try Simulation(chain: resolved, config: config)
+        return try run(simulating: tuned, decidedWith: tuned, config: config)
+    }
+
+    /// Simulates `config.duration` seconds of the site `simulated`, decided by an engine given
+    /// `decidedWith`: the same chain, or one that tells the engine less (without its floors, say).
+    public static func run(simulating simulated: ChainConfig, decidedWith told: ChainConfig, config: SimulationConfig) throws -> EvaluationReport {
+        let resolved = try told.resolve()
+        var simulation = try Simulation(chain: simulated == told ? resolved : try simulated.resolve(), config: config)
         var engine = AggregationEngine(chain: resolved)
         var out: [EngineOutput] = []
         var truth: [TruthChange] = []
