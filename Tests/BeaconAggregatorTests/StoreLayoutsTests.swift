@@ -13,7 +13,7 @@ struct StoreLayoutsTests {
         stores: [
             .init(major: 12, name: "Lyon Part-Dieu", sections: [
                 .init(minor: 1, name: "Entrance", adjacent: [3], polygon: [[0, 0], [10, 0], [10, 8], [0, 8]], streetDoor: true),
-                .init(minor: 3, name: "Shoes", adjacent: [1], polygon: [[0, 8], [10, 8], [10, 16], [0, 16]]),
+                .init(minor: 3, name: "Shoes", adjacent: [1], polygon: [[0, 8], [10, 8], [10, 16], [0, 16]], floor: 1),
             ]),
             .init(major: 13, name: "Bron", sections: [.init(minor: 1, name: "Hall")]),
         ],
@@ -23,7 +23,7 @@ struct StoreLayoutsTests {
             .init(id: "gw-13-1a", store: 13, section: 1),
         ])
 
-    @Test("one retained layout per owned store: names, polygons, adjacency as minors, street door, gateways")
+    @Test("one retained layout per owned store: names, polygons, adjacency as minors, street door, floors, gateways")
     func layouts() throws {
         let chain = try Self.config.resolve()
         var settings = AggregatorSettings(
@@ -36,6 +36,7 @@ struct StoreLayoutsTests {
         #expect(layout.name == "Lyon Part-Dieu" && layout.time == 1_732_350_000_000)
         #expect(layout.sections.map(\.minor) == [1, 3] && layout.sections.map(\.adjacent) == [[3], [1]])
         #expect(layout.sections[0].streetDoor && !layout.sections[1].streetDoor)
+        #expect(layout.sections.map(\.floor) == [0, 1])
         #expect(layout.sections[0].polygon == [.init(x: 0, y: 0), .init(x: 10, y: 0), .init(x: 10, y: 8), .init(x: 0, y: 8)])
         #expect(layout.gateways.map(\.id.rawValue) == ["gw-12-1a", "gw-12-3a"] && layout.gateways.map(\.section) == [1, 3])
         #expect(layout.gateways[0].position == .init(x: 2, y: 3) && layout.gateways[1].position == nil)

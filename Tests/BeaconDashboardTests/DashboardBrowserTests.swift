@@ -1,3 +1,6 @@
+import BeaconCore
+import BeaconWire
+import BrokerHarness
 import Foundation
 import TestSupport
 import Testing
@@ -6,7 +9,8 @@ import Testing
 /// aggregator and the simulator: it shows the stores, occupancy changes as shoppers move without a
 /// reload, an unknown store and a lost broker are said on the page — after a login through the
 /// login page, which refuses a wrong password first; and a store's history charts over a day of
-/// visits written by beacon-history's own visit logic and store. Screenshots are kept in
+/// visits written by beacon-history's own visit logic and store; a store on two floors is drawn
+/// floor by floor. Screenshots are kept in
 /// `.build/test-artifacts/` (docs/DASHBOARD.md).
 @Suite(
     "Dashboard: the page in headless Chromium", .serialized, .timeLimit(.minutes(5)),
@@ -29,6 +33,7 @@ struct DashboardBrowserTests {
                 try await Self.chainHistory(browser, stack)
                 try await Self.unknownStore(browser, stack)
                 try await Self.brokerGone(browser, stack)
+                try await Self.floors(browser, stack)
                 await browser.close()
             } catch {
                 print("--- chromium log ---\n\(browser.log)\n--- end of chromium log ---")
@@ -234,6 +239,34 @@ struct DashboardBrowserTests {
         _ = try await pollAsync("the banner to go when the broker is back", within: .seconds(60)) {
             try await browser.evaluate(banner).hasPrefix("[true,") ? true : nil
         }
+    }
+
+    /// A store on two floors: one plan per floor, the upper first, each with its own sections and
+    /// gateways, on one scale.
+    static func floors(_ browser: HeadlessChromium, _ stack: DashboardStack) async throws {
+        let square = { (x: Double) -> [StoreLayout.PlanPoint] in [.init(x: x, y: 0), .init(x: x + 10, y: 0), .init(x: x + 10, y: 10), .init(x: x, y: 10)] }
+        let layout = StoreLayout(
+            store: 104, name: "Two floors", time: 1_732_350_000_000,
+            sections: [
+                .init(minor: 1, name: "Ground", polygon: square(0), adjacent: [2, 3], streetDoor: true),
+                .init(minor: 2, name: "Ground east", polygon: square(10), adjacent: [1]),
+                .init(minor: 3, name: "Upstairs", polygon: square(0), adjacent: [1], floor: 1),
+            ],
+            gateways: [.init(id: try GatewayID("gw-104-1a"), section: 1, position: .init(x: 5, y: 5)),
+                       .init(id: try GatewayID("gw-104-2a"), section: 2, position: .init(x: 15, y: 5)),
+                       .init(id: try GatewayID("gw-104-3a"), section: 3, position: .init(x: 5, y: 5))])
+        try await runCommand("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(stack.broker.port)", "-q", "1", "-r",
+                                                       "-t", "beaconnet/stores/104/layout", "-m", String(decoding: layout.encoded(), as: UTF8.self)])
+        try await browser.navigate(stack.url + "/stores/104")
+        let floors = "[...document.querySelectorAll('figure.floor')].map(f => f.dataset.floor + ':' + f.querySelectorAll('g.section').length + '/' + f.querySelectorAll('circle.gateway').length)"
+        let drawn = try await pollAsync("the page to draw store 104 floor by floor", within: .seconds(30)) {
+            let drawn = try decode([String].self, try await browser.evaluate(floors))
+            return drawn.isEmpty ? nil : drawn
+        }
+        #expect(drawn == ["1:1/1", "0:2/2"])
+        let viewBoxes = try decode([String].self, try await browser.evaluate("[...document.querySelectorAll('figure.floor svg.plan')].map(s => s.getAttribute('viewBox'))"))
+        #expect(Set(viewBoxes).count == 1, "one scale and frame for every floor: \(viewBoxes)")
+        try await browser.screenshot(to: artifacts + "/dashboard-floors.png")
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {

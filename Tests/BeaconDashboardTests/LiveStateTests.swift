@@ -33,6 +33,7 @@ struct LiveStateTests {
         #expect(view.name == "Lyon Part-Dieu" && view.hasLayout && view.count == 4)
         #expect(view.sections.map(\.count) == [nil, 4])
         #expect(view.sections[0].polygon == [[0, 0], [10, 0], [10, 8]] && view.sections[0].streetDoor)
+        #expect(view.sections.map(\.floor) == [nil, 1], "a floor as the layout says it, absent when 0")
         #expect(view.gateways.map(\.id) == ["gw-101-1a"])
         #expect(state.storeView(999) == nil)
         #expect(state.storesView(for: Fixture.everyone).stores.map(\.major) == [101])

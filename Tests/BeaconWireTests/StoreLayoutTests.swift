@@ -18,7 +18,7 @@ struct StoreLayoutTests {
             { "minor": 1, "name": "Entrance", "polygon": [[0.0, 0.0], [12.0, 0.0], [12.0, 8.0], [0.0, 8.0]],
               "adjacent": [2, 3], "street_door": true },
             { "minor": 2, "name": "Grocery", "polygon": [[0.0, 8.0], [12.0, 8.0], [12.0, 20.5], [0.0, 20.5]], "adjacent": [1] },
-            { "minor": 3, "name": "Household", "adjacent": [1] }
+            { "minor": 3, "name": "Household", "adjacent": [1], "floor": 1 }
           ],
           "gateways": [
             { "gw": "gw-12-1a", "minor": 1, "position": [2.5, 4.0] },
@@ -33,7 +33,7 @@ struct StoreLayoutTests {
         sections: [
             .init(minor: 1, name: "Entrance", polygon: rectangle(0, 0, 12, 8), adjacent: [2, 3], streetDoor: true),
             .init(minor: 2, name: "Grocery", polygon: rectangle(0, 8, 12, 20.5), adjacent: [1]),
-            .init(minor: 3, name: "Household", adjacent: [1]),
+            .init(minor: 3, name: "Household", adjacent: [1], floor: 1),
         ],
         gateways: [
             .init(id: try! GatewayID("gw-12-1a"), section: 1, position: .init(x: 2.5, y: 4)),
@@ -89,6 +89,10 @@ struct StoreLayoutTests {
             field: "sections[0].adjacent[0]"),
         Bad(json: #"{"v":1,"major":12,"name":"S","t":1732350000000,"sections":[{"minor":1,"name":"A","street_door":1}],"gateways":[]}"#,
             field: "sections[0].street_door"),
+        Bad(json: #"{"v":1,"major":12,"name":"S","t":1732350000000,"sections":[{"minor":1,"name":"A","floor":100}],"gateways":[]}"#,
+            field: "sections[0].floor"),
+        Bad(json: #"{"v":1,"major":12,"name":"S","t":1732350000000,"sections":[{"minor":1,"name":"A","floor":1.5}],"gateways":[]}"#,
+            field: "sections[0].floor"),
         Bad(json: #"{"v":1,"major":12,"name":"S","t":1732350000000,"sections":[],"gateways":[{"gw":"gw-1","minor":1,"position":[1e9,0]}]}"#,
             field: "gateways[0].position[0]"),
         Bad(json: #"{"v":1,"major":12,"name":"S","t":1732350000000,"sections":[]}"#, field: "gateways"),

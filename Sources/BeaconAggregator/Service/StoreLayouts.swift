@@ -26,7 +26,7 @@ extension StoreLayout {
                 minor: section.minor, name: section.name,
                 polygon: section.polygon.map { $0.map { PlanPoint(x: $0.x, y: $0.y) } },
                 adjacent: section.adjacent.map { $0.map { chain.sections[$0].minor }.sorted() },
-                streetDoor: section.streetDoor)
+                streetDoor: section.streetDoor, floor: section.floor)
         }
         let gateways = store.gateways.map { index in
             let gateway = chain.gateways[index]

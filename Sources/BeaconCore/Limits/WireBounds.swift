@@ -17,4 +17,6 @@ public enum WireBounds {
     /// The largest plan coordinate either way, in metres: beyond it a squared distance loses all
     /// precision (a projected frame such as Lambert-93 needs about 10⁶ m).
     public static let maxCoordinate = 100_000_000.0
+    /// The storeys a section may be on, counted from the street door's floor: nine below, 99 above.
+    public static let floors = -9...99
 }

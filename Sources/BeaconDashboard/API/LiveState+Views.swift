@@ -21,14 +21,15 @@ extension LiveState {
             let count = sectionCounts[SectionRef(store: store, section: section.minor)]
             return StoreView.Section(
                 minor: section.minor, name: section.name, polygon: section.polygon?.map { [$0.x, $0.y] },
-                adjacent: section.adjacent, streetDoor: section.streetDoor, count: count?.count, countTime: count?.time)
+                adjacent: section.adjacent, streetDoor: section.streetDoor, floor: section.floor == 0 ? nil : section.floor,
+                count: count?.count, countTime: count?.time)
         }
         // Sections counted but not in the layout (or no layout at all): listed, without a plan.
         let laidOut = Set(sections.map(\.minor))
         for (ref, count) in sectionCounts where ref.store == store && !laidOut.contains(ref.section) {
             sections.append(StoreView.Section(
                 minor: ref.section, name: count.name ?? "section \(ref.section)", polygon: nil, adjacent: nil,
-                streetDoor: false, count: count.count, countTime: count.time))
+                streetDoor: false, floor: nil, count: count.count, countTime: count.time))
         }
         if layout == nil { sections.sort { $0.minor < $1.minor } }
         let gateways = (layout?.gateways ?? []).map {

@@ -9,6 +9,8 @@ struct StoreView: Codable, Sendable, Equatable {
         var polygon: [[Double]]?
         var adjacent: [UInt16]?
         var streetDoor: Bool
+        /// The storey it is on, as the chain config numbers it; absent when 0 (the layout's `floor`).
+        var floor: Int?
         /// Devices inside now; absent until the aggregator has published a count.
         var count: Int?
         /// When the count was taken (event time, Unix ms).

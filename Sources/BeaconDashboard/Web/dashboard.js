@@ -67,18 +67,32 @@ function occupancyColour(count, highest) {
   return `hsl(${210 - share * 170}, 70%, ${92 - share * 42}%)`;
 }
 
+// A store's plan: one drawing per floor, upper floors first, all on the same scale and frame
+// (sections on different floors lie over one another on the plan).
 function plan(store) {
   const drawn = store.sections.filter((s) => s.polygon && s.polygon.length >= 3);
   if (drawn.length === 0) return null;
   const points = drawn.flatMap((s) => s.polygon).concat(store.gateways.filter((g) => g.position).map((g) => g.position));
   const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
   const minX = Math.min(...xs) - 1, maxX = Math.max(...xs) + 1, minY = Math.min(...ys) - 1, maxY = Math.max(...ys) + 1;
-  const width = maxX - minX, height = maxY - minY, font = Math.max(width, height) / 32;
+  const frame = { minX, maxY, width: maxX - minX, height: maxY - minY };
+  const highest = Math.max(0, ...store.sections.map((s) => s.count || 0));
+  const floorOf = new Map(store.sections.map((s) => [s.minor, s.floor || 0]));
+  const floors = [...new Set(drawn.map((s) => s.floor || 0))].sort((a, b) => b - a);
+  if (floors.length === 1) return floorPlan(store, drawn, store.gateways, frame, highest, `Floor plan of ${store.name}`);
+  return el('div', { class: 'floors' }, ...floors.map((floor) => el('figure', { class: 'floor', 'data-floor': floor },
+    el('figcaption', { class: 'muted' }, `floor ${floor}`),
+    floorPlan(store, drawn.filter((s) => (s.floor || 0) === floor), store.gateways.filter((g) => floorOf.get(g.minor) === floor),
+      frame, highest, `Floor ${floor} of ${store.name}`))));
+}
+
+function floorPlan(store, sections, gateways, frame, highest, label) {
+  const { minX, maxY, width, height } = frame;
+  const font = Math.max(width, height) / 32;
   // The street is at the bottom of a plan (lowest y): flip y so that it is drawn at the bottom.
   const at = (p) => [p[0] - minX, maxY - p[1]];
-  const highest = Math.max(0, ...store.sections.map((s) => s.count || 0));
-  const svg = el('svg', { class: 'plan', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Floor plan of ${store.name}` });
-  for (const section of drawn) {
+  const svg = el('svg', { class: 'plan', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label });
+  for (const section of sections) {
     const corners = section.polygon.map(at);
     const cx = corners.reduce((a, p) => a + p[0], 0) / corners.length;
     const cy = corners.reduce((a, p) => a + p[1], 0) / corners.length;
@@ -97,7 +111,7 @@ function plan(store) {
     }
     svg.append(group);
   }
-  for (const gateway of store.gateways.filter((g) => g.position)) {
+  for (const gateway of gateways.filter((g) => g.position)) {
     const [x, y] = at(gateway.position);
     svg.append(el('circle', { class: 'gateway', 'data-gateway': gateway.id, cx: x, cy: y, r: font * 0.3 }, el('title', {}, gateway.id)));
   }

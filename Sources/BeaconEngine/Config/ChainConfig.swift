@@ -142,7 +142,7 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
         /// a step like any other (stairs, an escalator: say it with `adjacent`).
         public var floor: Int?
         /// The floors a section may be on.
-        public static let floors = -9...99
+        public static let floors = WireBounds.floors
 
         public init(minor: Int, name: String, adjacent: [Int]? = nil, polygon: [[Double]]? = nil,
                     streetDoor: Bool = false, notifyOnEntry: Bool = true, notifyOnExit: Bool = true, floor: Int? = nil) {

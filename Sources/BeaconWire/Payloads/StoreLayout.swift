@@ -39,14 +39,19 @@ public struct StoreLayout: WirePayload, Hashable {
         /// Whether it has a door to the street (`"street_door": true`; absent when false), at the
         /// midpoint of its polygon's lowest-y edge.
         public var streetDoor: Bool
+        /// The storey it is on (`"floor"`, ``WireBounds/floors``; absent when 0, the street
+        /// door's floor): sections on different floors may lie over one another on the plan.
+        public var floor: Int
 
         /// Creates a section.
-        public init(minor: SectionNumber, name: String, polygon: [PlanPoint]? = nil, adjacent: [SectionNumber]? = nil, streetDoor: Bool = false) {
+        public init(minor: SectionNumber, name: String, polygon: [PlanPoint]? = nil, adjacent: [SectionNumber]? = nil,
+                    streetDoor: Bool = false, floor: Int = 0) {
             self.minor = minor
             self.name = name
             self.polygon = polygon
             self.adjacent = adjacent
             self.streetDoor = streetDoor
+            self.floor = floor
         }
     }
 
@@ -117,6 +122,7 @@ extension StoreLayout {
             if let polygon = section.polygon { node.set("polygon", polygon: polygon) }
             if let adjacent = section.adjacent { node.set("adjacent", numbers: adjacent) }
             if section.streetDoor { node.set("street_door", true) }
+            if section.floor != 0 { node.set("floor", Int64(section.floor)) }
             sectionList.append(node)
         }
         root.set("sections", sectionList)
@@ -147,7 +153,8 @@ extension StoreLayout {
                     name: try item.name("name"),
                     polygon: try item.optionalPolygon("polygon", limit: maxPolygonPoints),
                     adjacent: try item.optionalNumberList("adjacent", limit: maxSections),
-                    streetDoor: try item.optionalBool("street_door") ?? false))
+                    streetDoor: try item.optionalBool("street_door") ?? false,
+                    floor: Int(try item.optionalInt("floor", in: Int64(WireBounds.floors.lowerBound)...Int64(WireBounds.floors.upperBound)) ?? 0)))
             }
             let gatewayList = try root.array("gateways", limit: maxGateways)
             var gateways: [Gateway] = []

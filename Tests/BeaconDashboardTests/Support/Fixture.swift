@@ -14,7 +14,7 @@ enum Fixture {
         store: 101, name: "Lyon Part-Dieu", time: t0,
         sections: [
             .init(minor: 1, name: "Entrance", polygon: [.init(x: 0, y: 0), .init(x: 10, y: 0), .init(x: 10, y: 8)], adjacent: [2], streetDoor: true),
-            .init(minor: 2, name: "Grocery", polygon: [.init(x: 0, y: 8), .init(x: 10, y: 8), .init(x: 10, y: 16)], adjacent: [1]),
+            .init(minor: 2, name: "Grocery", polygon: [.init(x: 0, y: 8), .init(x: 10, y: 8), .init(x: 10, y: 16)], adjacent: [1], floor: 1),
         ],
         gateways: [.init(id: try! GatewayID("gw-101-1a"), section: 1, position: .init(x: 2, y: 2))])
     static let device = try! DeviceID("mac-C4:7C:8D:6A:12:3F")
