@@ -74,7 +74,7 @@ struct Evaluate: ParsableCommand {
         print(Report.row(label, report, wide: wide))
         if confidence {
             print("")
-            ConfidenceReliability(truth: truths, reported: reported, end: end).lines.forEach { print($0) }
+            report.confidence.lines.forEach { print($0) }
         }
     }
 }

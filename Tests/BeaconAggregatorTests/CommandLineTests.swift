@@ -172,9 +172,13 @@ struct CommandLineTests {
         let table = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--events", events, "--no-header", "--confidence"])
         #expect(table.status == 0, "\(table.output)")
         let lines = table.output.split(separator: "\n").map(String.init)
-        let bins = lines.drop { !$0.hasPrefix("confidence ") }.dropFirst()
+        let rows = lines.drop { !$0.hasPrefix("confidence ") }.dropFirst()
+        let bins = rows.filter { !$0.hasPrefix("right as often as") }
         #expect(!bins.isEmpty, "\(table.output)")
         #expect(bins.allSatisfy { $0.split(whereSeparator: \.isWhitespace).count == 4 }, "\(table.output)")
+        // Then, from 20 enters, the map that would have made the claims honest.
+        let enters = bins.compactMap { Int($0.split(whereSeparator: \.isWhitespace)[1]) }.reduce(0, +)
+        #expect((rows.last?.hasPrefix("right as often as σ(") ?? false) == (enters >= 20), "\(table.output)")
     }
 
     @Test("beacon-sim run: the people and radio flags reach the simulation")

@@ -74,7 +74,8 @@ struct EngineQualityTests {
         var d = Driver(try Fixture.engine())
         d.hear(Fixture.phone, ["gw-a": -55, "gw-b": -80], from: t0, to: t0 + 3000)
         let enter = try #require(d.transitionEvents.first)
-        #expect(enter.section == nil && enter.confidence > 0.9)
+        // A clear lead: the top of what the lead publishes (a P of 0.99 and more).
+        #expect(enter.section == nil && enter.confidence >= SectionEvidence.publishedLead(0.99))
     }
 
     @Test("interleaved batches never date a decision backwards: no negative dwell", arguments: Tuning.Rule.allCases)

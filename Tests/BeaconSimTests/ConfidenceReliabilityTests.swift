@@ -1,4 +1,5 @@
 import BeaconCore
+@testable import BeaconEngine
 import Testing
 @testable import BeaconSim
 
@@ -45,5 +46,29 @@ struct ConfidenceReliabilityTests {
         let r = ConfidenceReliability(truth: truths, reported: [enter(94, section: 2, 0.95), enter(95, section: 2, 0.98)], end: t0 + 200_000)
         #expect(r.bins[3].enters == 1 && r.bins[3].right == 0)
         #expect(r.bins[4].enters == 1 && r.bins[4].right == 1)
+    }
+
+    @Test("pooled runs keep every bin's counts and every claim")
+    func pooling() {
+        let dev = try! DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1")
+        let truth = [TruthChange(time: 0, device: dev, place: .inside(store: 1, section: 1))]
+        let enter = { (c: Double, s: SectionNumber) in
+            ReportedTransition(time: 1000, device: dev, kind: .enter, store: 1, section: s, confidence: c)
+        }
+        var pooled = ConfidenceReliability(truth: truth, reported: [enter(0.95, 1)], end: 10_000)
+        pooled.add(ConfidenceReliability(truth: truth, reported: [enter(0.6, 2), enter(0.92, 1)], end: 10_000))
+        #expect(pooled.bins.map(\.enters) == [0, 1, 0, 2, 0, 0, 0])
+        #expect(pooled.bins.map(\.right) == [0, 0, 0, 2, 0, 0, 0])
+        #expect(pooled.scored.map(\.right) == [true, false, true])
+    }
+
+    @Test("an in-process run scores the confidence its section enters published, the lead's through its map")
+    func inProcess() throws {
+        var config = SimulationConfig()
+        config.duration = 240
+        let report = try InProcessRun.run(chain: DefaultChain.config(), tuning: Tuning(), config: config)
+        #expect(report.confidence.scored.count > 20, "enters scored: \(report.confidence.scored.count)")
+        let top = SectionEvidence.publishedLead(1), bottom = SectionEvidence.publishedLead(0)
+        #expect(report.confidence.scored.allSatisfy { $0.confidence >= bottom && $0.confidence <= top })
     }
 }

@@ -69,6 +69,13 @@ struct FingerprintRule: EntryConsent {
     /// calibration says how fast a walking device's levels change, a second of a standing one
     /// counts ``Movement/standingShare`` of this (docs/ENGINE.md, "Walking or standing").
     static let evidencePerSecond = 1.0
+    /// What the rule publishes as its `confidence` for a belief: the filter's odds overstate how
+    /// often it is right (its evidence is counted as surer than it is: a phone's own offsets
+    /// towards each gateway and section-scale levels do not average out over seconds), so they
+    /// are mapped to how often the calibrated rule's section enters were right at each, fitted on
+    /// the shared real recordings held out and the simulator's shoppers together, each counting
+    /// once (docs/ENGINE.md, "How sure it is"). Decisions use the belief itself.
+    static let published = ConfidenceMap(slope: 0.25, intercept: 0.01)
     /// The longest step whose evidence counts in full, s: after a longer silence the links are
     /// no more informative for it.
     static let longestStep = 1.0
@@ -148,11 +155,11 @@ struct FingerprintRule: EntryConsent {
             return .move(to: model.firstSection + best)
         case .entering, .unplaced:
             settle(&state, movedAt: time)
-            return .move(to: model.firstSection + best, confidence: p[best])
+            return .move(to: model.firstSection + best, confidence: Self.published(p[best]))
         case .section(let current):
             guard let c = model.local(current) else {
                 settle(&state, movedAt: time)
-                return .move(to: model.firstSection + best, confidence: p[best])
+                return .move(to: model.firstSection + best, confidence: Self.published(p[best]))
             }
             return weigh(&state, current: c, model: model, at: time)
         }
@@ -174,16 +181,16 @@ struct FingerprintRule: EntryConsent {
         }
         guard let leader, p[leader] >= switchOdds * p[rival] else {
             belief.oddsSince = nil
-            return .stay(confidence: p[c])
+            return .stay(confidence: Self.published(p[c]))
         }
         let since = belief.oddsSince ?? time
         belief.oddsSince = since
-        guard time - since >= dwell else { return .stay(confidence: p[c]) }
-        if leader == model.outside { return .leave(confidence: p[leader]) }
+        guard time - since >= dwell else { return .stay(confidence: Self.published(p[c])) }
+        if leader == model.outside { return .leave(confidence: Self.published(p[leader])) }
         belief.leader = nil
         belief.oddsSince = nil
         fallback.restart(&state.fallback, at: time)
-        return .move(to: model.firstSection + leader, confidence: p[leader])
+        return .move(to: model.firstSection + leader, confidence: Self.published(p[leader]))
     }
 
     /// What is known of a device's level against the tag's before its links in the store are
@@ -243,6 +250,6 @@ struct FingerprintRule: EntryConsent {
         guard let model = models[evidence.store] else { return evidence.leadConfidence(of: section) }
         guard let section, let s = model.local(section), let belief = memory[track].belief, belief.store == evidence.store,
               s < belief.filter.belief.count else { return nil }
-        return belief.filter.belief[s]
+        return Self.published(belief.filter.belief[s])
     }
 }

@@ -58,14 +58,23 @@ struct SectionEvidence {
         return nil
     }
 
-    /// P(`section` really is the strongest): its lead over the best other section, in units of the
-    /// two estimates' combined standard deviation, through the normal CDF; nil without a fresh link.
+    /// How sure the rules that read the strongest links are that the device is in `section`:
+    /// P(it really is the strongest) — its lead over the best other section, in units of the two
+    /// estimates' combined standard deviation, through the normal CDF — published through
+    /// ``publishedLead``; nil without a fresh link.
     func leadConfidence(of section: Int?) -> Double? {
         guard let strongest else { return nil }
         let own = section == strongest.section || section == nil ? strongest.level : inCurrent
-        guard let other = elsewhere else { return own == nil ? 0 : 0.99 }
-        guard let own else { return 0.01 }
+        guard let other = elsewhere else { return Self.publishedLead(own == nil ? 0 : 0.99) }
+        guard let own else { return Self.publishedLead(0.01) }
         let z = (own.value - other.value) / max(1, (own.variance + other.variance).squareRoot())
-        return min(0.999, max(0.001, 0.5 * erfc(-z / 2.0.squareRoot())))
+        return Self.publishedLead(min(0.999, max(0.001, 0.5 * erfc(-z / 2.0.squareRoot()))))
     }
+
+    /// The lead's P overstates how often the section is right: the strongest link is not the
+    /// nearest gateway's as often as the levels' spread says (a body, a shelf, a phone's own
+    /// antenna), so the published figure is how often the default's section enters were right at
+    /// each, fitted on the shared real recordings and the simulator's shoppers together, each
+    /// counting once (docs/ENGINE.md, "How sure it is"; `beacon-sim quality --confidence`).
+    static let publishedLead = ConfidenceMap(slope: 0.13, intercept: 0.62)
 }

@@ -23,6 +23,10 @@ extension EvaluationReport {
             pooled.falseEnters += r.falseEnters
             pooled.falseExits += r.falseExits
             pooled.flaps += r.flaps
+            pooled.flapReturns += r.flapReturns
+            pooled.flapsBack += r.flapsBack
+            pooled.earlyEnterLeads += r.earlyEnterLeads
+            pooled.confidence.add(r.confidence)
             pooled.sectionEnters += r.sectionEnters
         }
         pooled.deviceHours = hours

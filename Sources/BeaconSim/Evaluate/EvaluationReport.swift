@@ -41,6 +41,8 @@ public struct EvaluationReport: Sendable, Equatable {
     /// the crossing, ms. Each is also a missed entry (the report lies outside the matching
     /// window), and a false one unless a true entry just before excuses it.
     public var earlyEnterLeads: [Int64] = []
+    /// The section enters by the confidence they claimed, and how often they were right.
+    public var confidence = ConfidenceReliability()
 
     /// Flaps per device-hour in store.
     public var flapsPerDeviceHour: Double { deviceHours > 0 ? Double(flaps) / deviceHours : 0 }

@@ -44,6 +44,7 @@ public enum Evaluator {
             score.chargeUnexplainedReports(into: &report)
         }
         time.fill(&report)
+        report.confidence = ConfidenceReliability(truth: truth, reported: reported, end: end)
         return report
     }
 

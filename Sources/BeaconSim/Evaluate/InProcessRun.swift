@@ -56,7 +56,8 @@ public enum InProcessRun {
             guard case .transition(let t) = o else { return nil }
             return ReportedTransition(
                 time: t.time, device: t.device, kind: t.kind == .enter ? .enter : .exit,
-                store: chain.stores[t.store].major, section: t.section.map { chain.sections[$0].minor }, sequence: t.sequence)
+                store: chain.stores[t.store].major, section: t.section.map { chain.sections[$0].minor }, sequence: t.sequence,
+                confidence: t.confidence)
         }
     }
 }

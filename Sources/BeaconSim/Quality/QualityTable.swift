@@ -81,6 +81,34 @@ public enum QualityTable {
         return rows
     }
 
+    /// How honest the confidence is, as `beacon-sim quality --confidence` prints it: one dataset's
+    /// section enters, the uncalibrated default's over all its runs and the calibrated rule's held
+    /// out, pooled over `offsets` (``ConfidenceReliability``).
+    public static func confidence(_ entry: Dataset, tuning: Tuning? = nil, offsets: [Int] = [0, -6, 6]) throws
+        -> (default: ConfidenceReliability, calibrated: ConfidenceReliability) {
+        let chain = try entry.dataset.chain.resolve()
+        let recording = RecordingLayout.combined(entry.dataset.runs.filter { $0.name != "walk" }, gap: 60_000, chain: chain)
+        let (report, _) = try InProcessRun.replay(chain: entry.dataset.chain, tuning: (tuning ?? entry.dataset.chain.tuning).with(rule: .hysteresis),
+                                                  recording: recording)
+        let samples = CalibrationSplit.samples(of: entry.dataset, chain: chain)
+        let calibrated = try offsets.map { try entry.split.evaluate(entry.dataset, samples: samples, offset: $0, tuning: tuning).after }
+        return (report.confidence, EvaluationReport.pooled(calibrated).confidence)
+    }
+
+    /// The same for the simulator's shoppers of `seeds`, pooled: the default's and the tag's walk's.
+    public static func simulatorConfidence(seeds: [UInt64], siteSeed: UInt64 = 1, tuning: Tuning? = nil) throws
+        -> (default: ConfidenceReliability, calibrated: ConfidenceReliability) {
+        let simulated = SimulatedCalibration(siteSeed: siteSeed)
+        let calibration = try simulated.calibration()
+        var pooled = (default: ConfidenceReliability(), calibrated: ConfidenceReliability())
+        for seed in seeds {
+            let (before, after) = try simulated.score(seed: seed, calibration: calibration, tuning: tuning)
+            pooled.default.add(before.confidence)
+            pooled.calibrated.add(after.confidence)
+        }
+        return pooled
+    }
+
     /// Column headers, aligned with ``row(_:_:_:)``.
     public static let header = "dataset".padding(toLength: 18, withPad: " ", startingAt: 0)
         + "rule".padding(toLength: 38, withPad: " ", startingAt: 0)
