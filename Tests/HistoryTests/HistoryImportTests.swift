@@ -8,11 +8,15 @@ import Testing
 /// says when people came — as the demo fills its charts.
 @Suite("History: a simulated day imported", .hangLimit)
 struct HistoryImportTests {
+    /// How long a program may run: `beacon-sim day` simulates a shop day through the engine,
+    /// about 25 s in a debug build alone and several times that on two busy cores.
+    static let programLimit: Duration = .seconds(480)
+
     /// Runs `program` with `arguments` to its exit; its status and what it printed.
     static func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         let log = "\(try TestDirectory.make("history-import-run").path)/output"
         let child = try ChildProcess(executable: try HistoryStack.binary(program), arguments: arguments, outputFile: log)
-        #expect(await child.waitForExit(timeout: readinessLimit))
+        #expect(await child.waitForExit(timeout: programLimit))
         return (child.exitStatus ?? -1, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 
