@@ -242,7 +242,7 @@ struct DashboardBrowserTests {
     }
 
     /// A store on two floors: one plan per floor, the upper first, each with its own sections and
-    /// gateways, on one scale.
+    /// gateways, on one scale; a basement without a plan draws nothing (its gateway on no floor).
     static func floors(_ browser: HeadlessChromium, _ stack: DashboardStack) async throws {
         let square = { (x: Double) -> [StoreLayout.PlanPoint] in [.init(x: x, y: 0), .init(x: x + 10, y: 0), .init(x: x + 10, y: 10), .init(x: x, y: 10)] }
         let layout = StoreLayout(
@@ -251,10 +251,12 @@ struct DashboardBrowserTests {
                 .init(minor: 1, name: "Ground", polygon: square(0), adjacent: [2, 3], streetDoor: true),
                 .init(minor: 2, name: "Ground east", polygon: square(10), adjacent: [1]),
                 .init(minor: 3, name: "Upstairs", polygon: square(0), adjacent: [1], floor: 1),
+                .init(minor: 4, name: "Basement", adjacent: [1], floor: -1),
             ],
             gateways: [.init(id: try GatewayID("gw-104-1a"), section: 1, position: .init(x: 5, y: 5)),
                        .init(id: try GatewayID("gw-104-2a"), section: 2, position: .init(x: 15, y: 5)),
-                       .init(id: try GatewayID("gw-104-3a"), section: 3, position: .init(x: 5, y: 5))])
+                       .init(id: try GatewayID("gw-104-3a"), section: 3, position: .init(x: 5, y: 5)),
+                       .init(id: try GatewayID("gw-104-4a"), section: 4, position: .init(x: 5, y: 5))])
         try await runCommand("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(stack.broker.port)", "-q", "1", "-r",
                                                        "-t", "beaconnet/stores/104/layout", "-m", String(decoding: layout.encoded(), as: UTF8.self)])
         try await browser.navigate(stack.url + "/stores/104")

@@ -72,18 +72,23 @@ function occupancyColour(count, highest) {
 function plan(store) {
   const drawn = store.sections.filter((s) => s.polygon && s.polygon.length >= 3);
   if (drawn.length === 0) return null;
-  const points = drawn.flatMap((s) => s.polygon).concat(store.gateways.filter((g) => g.position).map((g) => g.position));
+  const floorOf = new Map(store.sections.map((s) => [s.minor, s.floor || 0]));
+  const floors = [...new Set(drawn.map((s) => s.floor || 0))].sort((a, b) => b - a);
+  // A gateway is drawn on its section's floor, when that floor has a plan.
+  const placed = store.gateways.filter((g) => g.position && floors.includes(floorOf.get(g.minor) ?? 0));
+  const points = drawn.flatMap((s) => s.polygon).concat(placed.map((g) => g.position));
   const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
   const minX = Math.min(...xs) - 1, maxX = Math.max(...xs) + 1, minY = Math.min(...ys) - 1, maxY = Math.max(...ys) + 1;
   const frame = { minX, maxY, width: maxX - minX, height: maxY - minY };
   const highest = Math.max(0, ...store.sections.map((s) => s.count || 0));
-  const floorOf = new Map(store.sections.map((s) => [s.minor, s.floor || 0]));
-  const floors = [...new Set(drawn.map((s) => s.floor || 0))].sort((a, b) => b - a);
-  if (floors.length === 1) return floorPlan(store, drawn, store.gateways, frame, highest, `Floor plan of ${store.name}`);
+  const onFloor = (floor) => placed.filter((g) => (floorOf.get(g.minor) ?? 0) === floor);
+  if (floors.length === 1) {
+    const label = floors[0] === 0 ? `Floor plan of ${store.name}` : `Floor ${floors[0]} of ${store.name}`;
+    return floorPlan(store, drawn, onFloor(floors[0]), frame, highest, label);
+  }
   return el('div', { class: 'floors' }, ...floors.map((floor) => el('figure', { class: 'floor', 'data-floor': floor },
     el('figcaption', { class: 'muted' }, `floor ${floor}`),
-    floorPlan(store, drawn.filter((s) => (s.floor || 0) === floor), store.gateways.filter((g) => floorOf.get(g.minor) === floor),
-      frame, highest, `Floor ${floor} of ${store.name}`))));
+    floorPlan(store, drawn.filter((s) => (s.floor || 0) === floor), onFloor(floor), frame, highest, `Floor ${floor} of ${store.name}`))));
 }
 
 function floorPlan(store, sections, gateways, frame, highest, label) {
@@ -111,7 +116,7 @@ function floorPlan(store, sections, gateways, frame, highest, label) {
     }
     svg.append(group);
   }
-  for (const gateway of gateways.filter((g) => g.position)) {
+  for (const gateway of gateways) {
     const [x, y] = at(gateway.position);
     svg.append(el('circle', { class: 'gateway', 'data-gateway': gateway.id, cx: x, cy: y, r: font * 0.3 }, el('title', {}, gateway.id)));
   }
