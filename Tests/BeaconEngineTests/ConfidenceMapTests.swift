@@ -19,4 +19,13 @@ struct ConfidenceMapTests {
             #expect(map(0.999) < 0.999 && map(1) < 0.99, "a sure belief publishes less than it claims")
         }
     }
+
+    @Test("a lead below even falls in proportion to 0: a section not heard publishes about nothing")
+    func belowEven() {
+        let leads = stride(from: 0.0, through: 1.0, by: 0.05).map { SectionEvidence.publish($0) }
+        #expect(leads == leads.sorted())
+        #expect(SectionEvidence.publish(0) == 0 && SectionEvidence.publish(0.01) < 0.02)
+        #expect(abs(SectionEvidence.publish(0.4999999) - SectionEvidence.publish(0.5)) < 1e-6)
+        #expect(SectionEvidence.publish(0.9) == SectionEvidence.publishedLead(0.9))
+    }
 }

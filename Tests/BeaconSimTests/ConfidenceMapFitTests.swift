@@ -32,8 +32,10 @@ struct ConfidenceMapFitTests {
 
     @Test("no map from too few claims, from only right or only wrong ones, or from claims at one level")
     func noMap() {
-        let few = Array(claims(slope: 0.4, intercept: 0, count: 1).prefix(ConfidenceMap.fewestToFit - 1))
-        #expect(ConfidenceMap.fit(few) == nil)
+        // Claims at two levels, right and wrong at each: enough of them fit, one fewer does not.
+        let mixed = (0..<ConfidenceMap.fewestToFit).map { k in (confidence: k % 2 == 0 ? 0.6 : 0.9, right: k % 3 != 0) }
+        #expect(ConfidenceMap.fit(mixed) != nil)
+        #expect(ConfidenceMap.fit(Array(mixed.dropLast())) == nil)
         #expect(ConfidenceMap.fit((0..<50).map { _ in (0.9, true) }) == nil)
         #expect(ConfidenceMap.fit((0..<50).map { (Double($0) / 50, false) }) == nil)
         #expect(ConfidenceMap.fit((0..<50).map { (0.9, $0 % 3 == 0) }) == nil)

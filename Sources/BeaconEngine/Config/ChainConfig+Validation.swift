@@ -105,7 +105,7 @@ extension ChainConfig {
                 issue("\(spath).street_door", "a street door is placed on the section's polygon, and this section has none")
             }
             if let floor = section.floor, !ChainConfig.Section.floors.contains(floor) {
-                issue("\(spath).floor", "\(floor) is out of range −9…99 (the storey the section is on)")
+                issue("\(spath).floor", "\(floor) is out of range \(ChainConfig.Section.floors.lowerBound)…\(ChainConfig.Section.floors.upperBound) (the storey the section is on)")
             }
             if let problem = Self.nameProblem(section.name, kind: "section name") { issue("\(spath).name", problem) }
         }

@@ -11,12 +11,13 @@ public struct ConfidenceMap: Sendable, Equatable {
     /// Added to every log-odds: below 0, the rule is less often right than even its flattened odds say.
     public var intercept: Double
 
+    /// A map of log-odds x to σ(`slope` · x + `intercept`).
     public init(slope: Double, intercept: Double) {
         self.slope = slope
         self.intercept = intercept
     }
 
-    /// The belief as it is (held to the wire's range).
+    /// The belief as it is (held within ``resolution`` of 0 and 1).
     public static let identity = ConfidenceMap(slope: 1, intercept: 0)
     /// How near 0 or 1 a belief counts.
     public static let resolution = 1e-6

@@ -60,15 +60,22 @@ struct SectionEvidence {
 
     /// How sure the rules that read the strongest links are that the device is in `section`:
     /// P(it really is the strongest) — its lead over the best other section, in units of the two
-    /// estimates' combined standard deviation, through the normal CDF — published through
-    /// ``publishedLead``; nil without a fresh link.
+    /// estimates' combined standard deviation, through the normal CDF — published
+    /// (``publish(_:)``); nil without a fresh link.
     func leadConfidence(of section: Int?) -> Double? {
         guard let strongest else { return nil }
         let own = section == strongest.section || section == nil ? strongest.level : inCurrent
-        guard let other = elsewhere else { return Self.publishedLead(own == nil ? 0 : 0.99) }
-        guard let own else { return Self.publishedLead(0.01) }
+        guard let other = elsewhere else { return Self.publish(own == nil ? 0 : 0.99) }
+        guard let own else { return Self.publish(0.01) }
         let z = (own.value - other.value) / max(1, (own.variance + other.variance).squareRoot())
-        return Self.publishedLead(min(0.999, max(0.001, 0.5 * erfc(-z / 2.0.squareRoot()))))
+        return Self.publish(min(0.999, max(0.001, 0.5 * erfc(-z / 2.0.squareRoot()))))
+    }
+
+    /// The published figure for a lead's P: through ``publishedLead`` from an even lead up; below
+    /// it, where no section is entered and nothing was measured, falling in proportion to 0 (a
+    /// section not heard at all publishes about 0, not the map's floor).
+    static func publish(_ p: Double) -> Double {
+        p >= 0.5 ? publishedLead(p) : publishedLead(0.5) * p / 0.5
     }
 
     /// The lead's P overstates how often the section is right: the strongest link is not the

@@ -16,8 +16,9 @@ extension ConfidenceMap {
 
     /// The same over several datasets, each counting as much as the others however many claims
     /// it holds (so that the simulator's thousands of enters do not outvote a real recording's
-    /// hundred). By Newton's method, its step halved where it overshoots (the log loss is convex
-    /// in the two numbers).
+    /// hundred; give groups of comparable worth, as a handful weighs as much as thousands). By
+    /// Newton's method, its step halved where it overshoots (the log loss is convex in the two
+    /// numbers); nil also where the claims separate right from wrong exactly (no finite map).
     public static func fit(groups: [[Claim]]) -> ConfidenceMap? {
         let groups = groups.filter { !$0.isEmpty }
         let claims = groups.flatMap { $0 }
@@ -33,20 +34,20 @@ extension ConfidenceMap {
         }
         var map = ConfidenceMap.identity, current = loss(map)
         for _ in 0..<100 {
-            var gradient = (slope: 0.0, intercept: 0.0), hessian = (ss: 0.0, si: 0.0, ii: 0.0)
+            var gradient = (slope: 0.0, intercept: 0.0), hessian = (slopeSlope: 0.0, slopeIntercept: 0.0, interceptIntercept: 0.0)
             for k in x.indices {
                 let p = 1 / (1 + exp(-(map.slope * x[k] + map.intercept)))
                 let residual = weight[k] * (p - y[k]), curvature = weight[k] * p * (1 - p)
                 gradient.slope += residual * x[k]
                 gradient.intercept += residual
-                hessian.ss += curvature * x[k] * x[k]
-                hessian.si += curvature * x[k]
-                hessian.ii += curvature
+                hessian.slopeSlope += curvature * x[k] * x[k]
+                hessian.slopeIntercept += curvature * x[k]
+                hessian.interceptIntercept += curvature
             }
-            let determinant = hessian.ss * hessian.ii - hessian.si * hessian.si
-            guard determinant > 1e-9 * max(1, hessian.ss * hessian.ii) else { return nil }
-            var step = (slope: (hessian.ii * gradient.slope - hessian.si * gradient.intercept) / determinant,
-                        intercept: (hessian.ss * gradient.intercept - hessian.si * gradient.slope) / determinant)
+            let determinant = hessian.slopeSlope * hessian.interceptIntercept - hessian.slopeIntercept * hessian.slopeIntercept
+            guard determinant > 1e-9 * max(1, hessian.slopeSlope * hessian.interceptIntercept) else { return nil }
+            var step = (slope: (hessian.interceptIntercept * gradient.slope - hessian.slopeIntercept * gradient.intercept) / determinant,
+                        intercept: (hessian.slopeSlope * gradient.intercept - hessian.slopeIntercept * gradient.slope) / determinant)
             var next = ConfidenceMap(slope: map.slope - step.slope, intercept: map.intercept - step.intercept)
             var nextLoss = loss(next)
             var halvings = 0

@@ -21,9 +21,11 @@ public struct ConfidenceReliability: Sendable, Equatable {
         public var claimed = 0.0
     }
 
-    /// One scored enter: the confidence it claimed and whether it was right.
+    /// One scored enter.
     public struct Scored: Sendable, Equatable {
+        /// The confidence it claimed.
         public var confidence: Double
+        /// Whether it was right.
         public var right: Bool
     }
 
@@ -32,6 +34,7 @@ public struct ConfidenceReliability: Sendable, Equatable {
     /// Every scored enter, in the order added: what ``fit`` is fitted to.
     public private(set) var scored: [Scored] = []
 
+    /// No enter yet: to pool runs into (``add(_:)``).
     public init() {}
 
     /// Section enters of `reported` up to `end`, Unix ms, scored against `truth`.
@@ -79,7 +82,7 @@ public struct ConfidenceReliability: Sendable, Equatable {
     public var fit: ConfidenceMap? { ConfidenceMap.fit(claims) }
 
     /// The scored enters as claims for ``ConfidenceMap``.
-    public var claims: [(confidence: Double, right: Bool)] { scored.map { ($0.confidence, $0.right) } }
+    public var claims: [ConfidenceMap.Claim] { scored.map { ($0.confidence, $0.right) } }
 
     /// The table `beacon-sim evaluate --confidence` prints: per bin holding any enter, how many,
     /// the share right, and the mean confidence claimed; then the map that would make the claims
