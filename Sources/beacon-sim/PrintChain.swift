@@ -29,6 +29,9 @@ struct PrintChain: ParsableCommand {
     @Option(help: "Storeys: 1, or 2 (the second row of sections on the first floor, right above the first, stairs from the entrance).")
     var storeys = 1
 
+    @Option(help: "Every length of the plan times this (\(DefaultChain.scales.lowerBound)…\(DefaultChain.scales.upperBound)): 0.4 gives a house's 4.8 × 4 m rooms.")
+    var scale = 1.0
+
     @Option(help: "Name this calibration file in the chain (\"calibration\", a path relative to where the chain file is saved), e.g. what beacon-aggregator calibrate wrote for a beacon-sim walk; with --rule fingerprint.")
     var calibration: String?
 
@@ -42,7 +45,10 @@ struct PrintChain: ParsableCommand {
             throw ValidationError("--gateways-per-section must be 1…\(DefaultChain.maxGatewaysPerSection)")
         }
         guard (1...2).contains(storeys) else { throw ValidationError("--storeys must be 1 or 2") }
-        var config = DefaultChain.config(stores: stores, gatewaysPerSection: gatewaysPerSection, storeys: storeys)
+        guard DefaultChain.scales.contains(scale) else {
+            throw ValidationError("--scale must be \(DefaultChain.scales.lowerBound)…\(DefaultChain.scales.upperBound)")
+        }
+        var config = DefaultChain.config(stores: stores, gatewaysPerSection: gatewaysPerSection, storeys: storeys, scale: scale)
         config.tuning.rule = rule
         config.tuning.exitRule = exit
         config.tuning.streetExit = streetExit
