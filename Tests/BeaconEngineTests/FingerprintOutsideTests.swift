@@ -6,8 +6,9 @@ import Testing
 
 /// The `fingerprint` rule's outside state: learnt from a walk's time outside the store while its
 /// gateways still hear the tag, weighed as one more state of the store's filter, and — when it
-/// holds the rule's odds over every section — an exit; re-entry then needs the rule's consent.
-/// On hand-made fingerprints (``CalibrationFixture/calibrationWithOutside``).
+/// holds the rule's odds over every section — an exit; re-entry then needs the rule's consent, and
+/// every entry where the store says `passers_by`. On hand-made fingerprints
+/// (``CalibrationFixture/calibrationWithOutside``).
 @Suite("Fingerprint rule: outside the store")
 struct FingerprintOutsideTests {
     let t0: Int64 = 1_790_000_000_000
@@ -113,39 +114,71 @@ struct FingerprintOutsideTests {
         #expect(entry.time > t0 + 220_000 && entry.time <= t0 + 225_000, "in within 5 s: \(entry.time - t0)")
     }
 
-    @Test("after that exit and minutes unheard, a device heard just outside is not taken in on the old belief, as a fresh one is not")
+    @Test("after that exit and minutes unheard, a device heard just outside is a fresh one: let in on its sightings, taken out again, and kept out")
     func reentryAfterSilence() throws {
         for gap: Int64 in [90_000, 180_000, 600_000] {
             var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
             d.hear(Fixture.phone, Self.inSection10, from: t0, to: t0 + 10_000)
             d.hear(Fixture.phone, Self.outside, from: t0 + 10_000, to: t0 + 40_000)
             d.clear()
-            d.hear(Fixture.phone, ["gw-a": -65, "gw-b": -78, "gw-b2": -78], from: t0 + 40_000 + gap, to: t0 + 100_000 + gap)
-            #expect(d.transitions.isEmpty, "after \(gap / 1000) s unheard: \(d.transitions)")
+            d.hear(Fixture.phone, Self.outside, from: t0 + 40_000 + gap, to: t0 + 100_000 + gap)
+            #expect(d.transitions.filter { $0 == "enter 1" }.count == 1 && d.transitions.last == "exit 1",
+                    "after \(gap / 1000) s unheard: \(d.transitions)")
         }
-        var fresh = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
-        fresh.hear(Fixture.phone, ["gw-a": -65, "gw-b": -78, "gw-b2": -78], from: t0, to: t0 + 60_000)
-        #expect(fresh.transitions.isEmpty, "fresh: \(fresh.transitions)")
     }
 
-    @Test("a device first heard outside — a passer-by — is not taken in on sightings alone")
+    /// Let in on the entry evidence, then taken out by the outside picture.
+    static let inAndOut = ["enter 1", "enter 1/10", "exit 1/10", "exit 1"]
+
+    @Test("a device first heard outside — a passer-by — is let in on its sightings as the default lets it in, taken out, and kept out")
     func passerBy() throws {
         var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
         d.hear(Fixture.phone, Self.outside, from: t0, to: t0 + 60_000)
-        #expect(d.transitions.isEmpty, "\(d.transitions)")
-        // Without the outside fingerprint the same sightings enter it.
+        #expect(d.transitions == Self.inAndOut, "\(d.transitions)")
+        let entered = try #require(d.transitionEvents.first?.time)
+        let exited = try #require(d.transitionEvents.last?.time)
+        #expect(exited - entered <= 10_000, "taken out within 10 s: \(exited - entered) ms")
+        // Without the outside fingerprint the same sightings enter it, at the same moment, for good.
         var plain = Driver(AggregationEngine(chain: try CalibrationFixture.config().resolve()))
         plain.hear(Fixture.phone, Self.outside, from: t0, to: t0 + 60_000)
-        #expect(plain.transitions.first == "enter 1")
+        #expect(plain.transitions == ["enter 1", "enter 1/10"])
+        #expect(plain.transitionEvents.first?.time == entered)
     }
 
-    @Test("a passer-by louder than the tag, standing outside for ten minutes, is still not taken in")
+    @Test("where the store says passers_by, a passer-by is not taken in at all — the rule's consent, beyond the street test's")
+    func passerByKeptOut() throws {
+        var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithPassersBy().resolve()))
+        d.hear(Fixture.phone, Self.outside, from: t0, to: t0 + 60_000)
+        #expect(d.transitions.isEmpty, "\(d.transitions)")
+        // The street test alone (the default rule, the same store) lets this one in.
+        var street = Driver(AggregationEngine(chain: try CalibrationFixture.configWithPassersBy { $0.rule = .hysteresis }.resolve()))
+        street.hear(Fixture.phone, Self.outside, from: t0, to: t0 + 60_000)
+        #expect(street.transitions.first == "enter 1", "\(street.transitions)")
+        // A shopper walking in is let in.
+        var shopper = Driver(AggregationEngine(chain: try CalibrationFixture.configWithPassersBy().resolve()))
+        shopper.hear(Fixture.phone, Self.inSection10, from: t0, to: t0 + 15_000)
+        #expect(shopper.transitions == ["enter 1", "enter 1/10"])
+    }
+
+    @Test("where the store says passers_by, a passer-by louder than the tag, standing outside for ten minutes, is still not taken in")
     func loudPasserByStaying() throws {
         // 4 dB louder than the tag's outside picture, within the phones' spread: its level must not
         // be explained away by learning it as a quiet phone in the door's section.
-        var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
+        var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithPassersBy().resolve()))
         d.hear(Fixture.phone, Self.outside.mapValues { $0 + 4 }, from: t0, to: t0 + 600_000)
         #expect(d.transitions.isEmpty, "\(d.transitions)")
+    }
+
+    @Test("a quiet phone standing in the door's section is let in as the default lets it in, and kept in")
+    func quietPhoneInTheDoorway() throws {
+        // 8 dB below the tag in section 10: the door's picture and outside's are both near.
+        let quiet = Self.inSection10.mapValues { $0 - 8 }
+        var d = Driver(AggregationEngine(chain: try CalibrationFixture.configWithOutside().resolve()))
+        d.hear(Fixture.phone, quiet, from: t0, to: t0 + 120_000)
+        var plain = Driver(AggregationEngine(chain: try CalibrationFixture.config { $0.rule = .hysteresis }.resolve()))
+        plain.hear(Fixture.phone, quiet, from: t0, to: t0 + 120_000)
+        #expect(d.transitions == ["enter 1", "enter 1/10"], "\(d.transitions)")
+        #expect(d.transitionEvents.first?.time == plain.transitionEvents.first?.time)
     }
 
     @Test("deep in the store, a moment that sounds like outside does not take the device out")

@@ -12,9 +12,10 @@ import Testing
 struct MeasuredPowerTests {
     let t0: Int64 = 1_790_000_000_000
 
-    /// ``CalibrationFixture/configWithOutside(door:_:)`` with the tag's measured power, when given.
-    static func config(tagPower: Double?) throws -> Chain {
-        var config = CalibrationFixture.configWithOutside()
+    /// ``CalibrationFixture/configWithPassersBy(_:)`` with the tag's measured power, when given.
+    /// A store that says `passers_by`, where every entry needs the rule's consent.
+    static func config(tagPower: Double?, rule: Tuning.Rule = .fingerprint) throws -> Chain {
+        var config = CalibrationFixture.configWithPassersBy { $0.rule = rule }
         config.calibration?.stores[0].tagMeasuredPower = tagPower
         return try config.resolve()
     }
@@ -68,8 +69,8 @@ struct MeasuredPowerTests {
     }
 
     /// The transitions of a device first heard at `levels` for 60 s, its adverts carrying `power`.
-    func transitions(_ levels: [String: Int], power: Int, tagPower: Double?) throws -> [String] {
-        var d = Driver(AggregationEngine(chain: try Self.config(tagPower: tagPower)))
+    func transitions(_ levels: [String: Int], power: Int, tagPower: Double?, rule: Tuning.Rule = .fingerprint) throws -> [String] {
+        var d = Driver(AggregationEngine(chain: try Self.config(tagPower: tagPower, rule: rule)))
         d.measuredPower = power
         d.hear(Fixture.phone, levels, from: t0, to: t0 + 60_000)
         return d.transitions
@@ -82,6 +83,8 @@ struct MeasuredPowerTests {
         #expect(try transitions(quiet, power: -59, tagPower: -59).isEmpty, "adverts as loud as the tag's: taken for outside")
         #expect(try transitions(quiet, power: -69, tagPower: nil).isEmpty, "the calibration does not say what the tag's were")
         #expect(try transitions(quiet, power: -69, tagPower: -59).prefix(2) == ["enter 1", "enter 1/10"])
+        // The street test alone (the default rule) lets it in whatever its adverts say: the refusals are the rule's.
+        #expect(try transitions(quiet, power: -59, tagPower: -59, rule: .hysteresis).first == "enter 1")
     }
 
     @Test("a phone 12 dB louder than the tag just outside stays out when its adverts say it is loud")
@@ -93,5 +96,6 @@ struct MeasuredPowerTests {
         .reduce(into: [String: Int]()) { $0[$1.0] = $1.1 }
         #expect(try transitions(loud, power: -59, tagPower: -59).first == "enter 1", "adverts as loud as the tag's: taken for inside")
         #expect(try transitions(loud, power: -47, tagPower: -59).isEmpty)
+        #expect(try transitions(loud, power: -47, tagPower: -59, rule: .hysteresis).first == "enter 1", "the street test alone lets it in")
     }
 }

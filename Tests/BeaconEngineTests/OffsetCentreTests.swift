@@ -57,8 +57,9 @@ struct OffsetCentreTests {
     /// The transitions of a phone first heard in section 10's door picture 10 dB down — what the tag
     /// sounds like just outside — after `before` phones as quiet have each stood 30 s in section 20;
     /// every advert claims the tag's measured power; `measured` the calibration's `phones_offset_db`.
+    /// In a store that says `passers_by`, where every entry needs the rule's consent.
     func doorTransitions(after before: Int, measured: Double? = nil) throws -> [String] {
-        var config = CalibrationFixture.configWithOutside()
+        var config = CalibrationFixture.configWithPassersBy()
         config.calibration?.stores[0].tagMeasuredPower = -59
         config.calibration?.stores[0].phonesOffset = measured
         var d = Driver(AggregationEngine(chain: try config.resolve()))

@@ -44,6 +44,13 @@ struct ForwardFilter: Sendable {
         normalise()
     }
 
+    /// `state` is known not to hold (the device was let into the store: not outside): its belief
+    /// goes to the floor, the rest scaled up.
+    mutating func exclude(_ state: Int) {
+        belief[state] = 0
+        normalise()
+    }
+
     /// Normalises without new evidence (after a prediction alone).
     mutating func settle() { normalise() }
 

@@ -20,7 +20,8 @@ public struct Chain: Sendable {
         /// How far its gateways sit above a phone, m (`mount_height_m`, else
         /// ``ChainConfig/Store/defaultMountHeight``).
         public let mountHeight: Double
-        /// People stop at its window: entry needs the street test's consent (`passers_by`).
+        /// People stop at its window: entry needs the street test's consent, and in a store with
+        /// outside fingerprints the `fingerprint` rule's (`passers_by`).
         public let passersBy: Bool
     }
 

@@ -75,8 +75,9 @@ public struct ChainConfig: Encodable, Sendable, Equatable {
         /// window, heard through it. A device is then entered only once the street test finds it
         /// more likely inside than on the street — most passers-by stay out, and shoppers are
         /// entered seconds after they cross the door rather than as they reach it (a quiet phone
-        /// only once it walks deeper; docs/ENGINE.md, "Entering and leaving a store"). Needs the
-        /// street test's geometry.
+        /// only once it walks deeper; docs/ENGINE.md, "Entering and leaving a store"). In a store
+        /// calibrated with its outside picture the `fingerprint` rule must consent as well (a section
+        /// at `fingerprint_switch_odds` over outside). Needs the street test's geometry.
         public var passersBy: Bool?
 
         /// The height difference taken where a store gives none, m: gateways on a retail ceiling

@@ -23,9 +23,11 @@ import Foundation
 /// every section when none is marked) and leading back to them, with a mean stay of
 /// `outside_stay_s`. When it holds the odds over every section, the device has left: the engine
 /// takes it out of the store. The belief then goes on while the store's gateways hear the device,
-/// and the device enters the store again only once a section holds the same odds over outside
-/// (asked with ``SectionEvidence/Standing/outside``: ``EntryConsent``) — so a shopper heard
-/// through the window stays out.
+/// and the device it took out enters again only once a section is likelier than outside (asked
+/// with ``SectionEvidence/Standing/outside``: ``EntryConsent``). A device arriving is let in as
+/// the default lets it in — the entry itself then says it is inside — unless the store says
+/// `passers_by`: then every entry needs a section to hold the switch odds over outside, so that
+/// a shopper heard through the window stays out (``entryOdds(_:store:)``).
 ///
 /// A store the calibration does not cover decides as `hysteresis` does (``HysteresisRule``): a
 /// chain is calibrated store by store, and an uncalibrated store behaves as it did.
@@ -60,6 +62,10 @@ struct FingerprintRule: EntryConsent {
         /// Whether the device walks or stands, where the calibration says how fast levels change
         /// in the store.
         var movement = Movement()
+        /// Whether the rule took the device out of the store (its last ``SectionVerdict/leave``):
+        /// coming back then needs the rule's consent. It lasts as long as the belief: a device
+        /// weighed in another store since, or unheard for `outside_stay_s`, comes back as one arriving.
+        var tookOut = false
     }
 
     /// How much evidence the links give per second of a walking device, in log-likelihood units:
@@ -90,22 +96,26 @@ struct FingerprintRule: EntryConsent {
     let dwell: EventDuration
     /// `fingerprint_switch_odds`: high enough that a body turning for a second does not move the
     /// device, low enough to follow a walk. Outside needs the same over every section to take the
-    /// device out of the store, and a section the same over outside to let it in again.
+    /// device out of the store, and where the store says `passers_by` a section the same over
+    /// outside to let it in.
     let switchOdds: Double
     /// After this long unheard (`outside_stay_s`), a belief is dropped and the next step weighs
     /// the evidence alone, as for a device never seen: the walking model steps once over the whole
     /// gap, which is only sound over a fraction of the stay times, and by then someone outside has
-    /// on average come back in or gone — an old belief would let in a passer-by heard through the
-    /// window minutes after they left.
+    /// on average come back in or gone: the device comes back as one arriving.
     let forgetAfter: Double
     /// `device_spread_db`: how much devices differ from the walking tag (σ, dB) before their own
     /// links have shown it; 0: they are heard as the tag is, the fingerprints' levels taken as they are.
     let deviceSpread: Double
+    /// Per store, whether its config says `passers_by`: then every entry needs the switch odds
+    /// over outside, not only a return after the rule took the device out.
+    let passersBy: [Bool]
     /// Every device's memory.
     var memory = DeviceMemory(DeviceState())
     /// Per store, where a new phone's offset starts beyond what its adverts say.
     var centres: [OffsetCentre]
     init(chain: Chain) {
+        passersBy = chain.stores.map(\.passersBy)
         let models = chain.stores.indices.map { $0 < chain.fingerprints.count ? chain.fingerprints[$0] : nil }
         self.models = models
         walking = chain.stores.indices.map { store in
@@ -142,6 +152,12 @@ struct FingerprintRule: EntryConsent {
         let kept = state.offset.flatMap { $0.store == evidence.store ? $0 : nil }
         var offset = kept?.offset ?? expectedOffset(evidence, model: model)
         let stepped = step(&state.belief, offset: &offset, model: model, walking: walking, evidence: evidence, at: time)
+        if evidence.standing == .entering || evidence.standing == .unplaced, let outside = model.outside {
+            // The engine let the device in: it is inside, whatever the picture of outside said.
+            // (Placed later, `.unplaced`, when no link was fresh as it entered.)
+            state.belief?.filter.exclude(outside)
+            state.belief?.tookOut = false
+        }
         // A device not heard yet in the store has not said how loud its adverts claim it is.
         if kept != nil || !evidence.links.isEmpty { state.offset = (evidence.store, offset, kept?.taught ?? false) }
         if kept != nil { teachCentre(&state, evidence, model: model) }
@@ -150,9 +166,10 @@ struct FingerprintRule: EntryConsent {
         let best = belief.filter.mostLikely(below: model.sectionCount)
         switch evidence.standing {
         case .outside:
-            // Consent to come in: a section holds the odds over outside.
-            if let outside = model.outside, !(p[best] >= switchOdds * p[outside]) { return .stay }
-            return .move(to: model.firstSection + best)
+            guard let outside = model.outside, let odds = entryOdds(belief, store: evidence.store) else {
+                return .move(to: model.firstSection + best)
+            }
+            return p[best] >= odds * p[outside] ? .move(to: model.firstSection + best) : .stay
         case .entering, .unplaced:
             settle(&state, movedAt: time)
             return .move(to: model.firstSection + best, confidence: Self.published(p[best]))
@@ -186,11 +203,26 @@ struct FingerprintRule: EntryConsent {
         let since = belief.oddsSince ?? time
         belief.oddsSince = since
         guard time - since >= dwell else { return .stay(confidence: Self.published(p[c])) }
-        if leader == model.outside { return .leave(confidence: Self.published(p[leader])) }
+        if leader == model.outside {
+            belief.tookOut = true
+            return .leave(confidence: Self.published(p[leader]))
+        }
         belief.leader = nil
         belief.oddsSince = nil
         fallback.restart(&state.fallback, at: time)
         return .move(to: model.firstSection + leader, confidence: Self.published(p[leader]))
+    }
+
+    /// The odds a section must hold over outside to let a device in; nil: it comes in as with
+    /// the default, on the entry evidence alone. A store that says `passers_by` asks the switch
+    /// odds of every entry: someone at the window is heard as someone just inside. Elsewhere only
+    /// a device the rule itself took out is asked, and only that a section be the likelier
+    /// (even odds, as the street test lets a device in): it would otherwise come straight back
+    /// on its next sightings and be taken out again, while a shopper who stood in the doorway
+    /// is not kept out for as long as the switch odds take to build.
+    private func entryOdds(_ belief: Belief, store: Int) -> Double? {
+        if passersBy[store] { return switchOdds }
+        return belief.tookOut ? 1 : nil
     }
 
     /// What is known of a device's level against the tag's before its links in the store are
