@@ -74,12 +74,12 @@ public enum CalibrationFixture {
     }
 
     /// ``configWithOutside(door:_:)`` for a store that says `passers_by`: with the floor plan and
-    /// gateway positions the street test needs (the sections 10 × 10 m in a row, the door on
-    /// section 10's far side, each gateway in the middle of its section), so the street test is on
-    /// too — it judges entries and decides street exits beside the rule.
+    /// gateway positions the street test needs (the sections 10 × 10 m in a row, the street door
+    /// section 10's, each gateway in the middle of its section), so the street test is on too —
+    /// it judges entries and decides street exits beside the rule.
     public static func configWithPassersBy(_ tune: (inout Tuning) -> Void = { _ in }) -> ChainConfig {
         var config = configWithOutside(door: true, tune)
-        for (i, _) in sections.enumerated() {
+        for i in sections.indices {
             let x = Double(10 * i)
             config.stores[0].sections[i].polygon = [[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]]
         }
