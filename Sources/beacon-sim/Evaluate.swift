@@ -11,14 +11,18 @@ struct Evaluate: ParsableCommand {
         abstract: "Score aggregator events against the ground truth; print the table.",
         discussion: """
             EVENTS is a 'topic payload' file: a mosquitto_sub -v recording of beaconnet/events/# or beacon-aggregator replay output. \
-            A truth or events file that cannot be read, has a bad line, or holds no event at all exits 65.
+            A truth or events file that cannot be read, has a bad line, or holds no event at all exits 65. \
+            With --truth-itself instead of --events, the row is the truth's own: what a rule that is never wrong scores.
             """)
 
     @Option(help: "Ground truth: written by beacon-sim run or import, or by hand (docs/TRUTH.md).")
     var truth: String
 
     @Option(help: "The aggregator's events ('topic payload' lines).")
-    var events: String
+    var events: String?
+
+    @Option(help: "Instead of --events, score a rule that knows the truth and reports each change of section this many seconds late, if the device is still there (0: at once): the best the scorer's figures can be on this truth.")
+    var truthItself: Double?
 
     @Option(help: "Row label.")
     var label = "beaconnet"
@@ -42,6 +46,12 @@ struct Evaluate: ParsableCommand {
     static let plausibleTimes = TruthFile.plausibleTimes
 
     func validate() throws {
+        switch (events, truthItself) {
+        case (nil, nil): throw ValidationError("give --events (the aggregator's output) or --truth-itself SECONDS")
+        case (_?, _?): throw ValidationError("give --events or --truth-itself, not both")
+        case (nil, let seconds?) where !(0...60).contains(seconds): throw ValidationError("--truth-itself \(seconds): seconds from 0 to 60")
+        default: break
+        }
         if let end, !Self.plausibleTimes.contains(end) { throw ValidationError("--end \(end) is not a Unix ms time between 2000 and 2100") }
         do { _ = try TopicScheme(root: topicRoot) } catch { throw ValidationError("--topic-root: \(error)") }
     }
@@ -49,13 +59,19 @@ struct Evaluate: ParsableCommand {
     func run() throws {
         let truths: [TruthChange], simulated: Int64?, reported: [ReportedTransition], last: Int64
         // Said with the flag that named the file, before a reader says it without.
-        for (path, flag) in [(truth, "--truth"), (events, "--events")] where !FileManager.default.isReadableFile(atPath: path) {
+        for (path, flag) in [(truth, "--truth"), (events ?? truth, "--events")] where !FileManager.default.isReadableFile(atPath: path) {
             throw ExitCode(.dataError, saying: FileProblem.cannotRead(path, flag: flag))
         }
         do {
             (truths, simulated) = try TruthFile.readWithEnd(path: truth)
         } catch {
             throw ExitCode(.dataError, saying: FileProblem.isFileSystemError(error) ? FileProblem.cannotRead(truth, flag: "--truth") : "\(error)")
+        }
+        guard let events else {
+            let end = end ?? simulated ?? (truths.map(\.time).max() ?? 0)
+            let delay = Int64(((truthItself ?? 0) * 1000).rounded())
+            score(truths: truths, reported: TruthAsReports.reports(truths, sectionDelay: delay, end: end), end: end)
+            return
         }
         do {
             (reported, last) = try TruthFile.readEvents(path: events, scheme: try TopicScheme(root: topicRoot))
@@ -69,6 +85,11 @@ struct Evaluate: ParsableCommand {
         // Not the last event: after `replay --drain` that is the drain's exits, scored as
         // shoppers leaving the simulated stores after the simulation ended.
         let end = end ?? simulated ?? max(truths.map(\.time).max() ?? 0, last)
+        score(truths: truths, reported: reported, end: end)
+    }
+
+    /// Scores `reported` and prints the row (and the confidence table when asked).
+    func score(truths: [TruthChange], reported: [ReportedTransition], end: Int64) {
         let report = Evaluator.evaluate(truth: truths, reported: reported, end: end)
         if !noHeader { print(wide ? Report.wideHeader : Report.header) }
         print(Report.row(label, report, wide: wide))

@@ -52,6 +52,9 @@ struct CommandLineTests {
         ("beacon-sim", ["run", "--trace", "t.txt", "--truth", "t.jsonl", "--start", "9223372036854775000"], "--start"),
         ("beacon-sim", ["watch", "--port", "99999999999"], "--port"),
         ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--end", "9223372036854775807"], "--end"),
+        ("beacon-sim", ["evaluate", "--truth", "t.jsonl"], "give --events (the aggregator's output) or --truth-itself"),
+        ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--truth-itself", "0"], "not both"),
+        ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--truth-itself", "90"], "--truth-itself 90.0: seconds from 0 to 60"),
         // The broker login flags: the same rules as beacon-aggregator run's, and only with a broker.
         ("beacon-aggregator", ["run", "--config", chain, "--password-file", "p"], "--password-file needs --username"),
         ("beacon-dashboard", ["--no-login", "--password-file", "p"], "--password-file needs --username"),
@@ -168,6 +171,12 @@ struct CommandLineTests {
             #expect(columns[9].hasSuffix("/0"), "no false exit: \(scored.output)")
             #expect(Double(columns[1]).map { $0 > 80 } == true, "\(scored.output)")
         }
+        // The truth itself scored as a rule's reports: all right, nothing unexplained.
+        let itself = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--truth-itself", "0", "--no-header"])
+        #expect(itself.status == 0, "\(itself.output)")
+        let perfect = itself.output.split(whereSeparator: \.isWhitespace)
+        #expect(perfect.count == 11 && perfect[1] == "100.0" && perfect[8] == "0/0/0" && perfect[9] == "0/0" && perfect[10] == "0.00",
+                "\(itself.output)")
         // The confidence table after the row: every section enter with a confidence, bin by bin.
         let table = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--events", events, "--no-header", "--confidence"])
         #expect(table.status == 0, "\(table.output)")

@@ -54,6 +54,7 @@ public enum QualityTable {
             let (report, _) = try InProcessRun.replay(chain: entry.dataset.chain, tuning: tuned, recording: recording)
             rows.append(row(entry.name, label, report))
         }
+        rows += truthRows(entry.name, truth: recording.truth, end: recording.end)
         let samples = CalibrationSplit.samples(of: entry.dataset, chain: chain)
         for offset in offsets {
             let outcome = try entry.split.evaluate(entry.dataset, samples: samples, offset: offset, tuning: tuning)
@@ -77,8 +78,20 @@ public enum QualityTable {
             rows.append(row("simulator \(seed)", "hysteresis, the shoppers", before))
             rows.append(row("simulator \(seed)", "fingerprint, the shoppers, tag's walk", after))
             rows.append(row("simulator \(seed)", "strongest 6 s, the shoppers", try simulated.baseline(seed: seed, tuning: tuning)))
+            let (truth, end) = try simulated.truth(seed: seed)
+            rows += truthRows("simulator \(seed)", truth: truth, end: end)
         }
         return rows
+    }
+
+    /// The truth itself scored as a rule's reports, at once and with each change of section
+    /// reported ``Evaluator/settleTime`` late: what a rule that is never wrong gets from the
+    /// scorer, the floor of its enters per true change (``TruthAsReports``).
+    static func truthRows(_ dataset: String, truth: [TruthChange], end: Int64) -> [String] {
+        let late = Int(Evaluator.settleTime / 1000)
+        return [(0, "the truth itself"), (Evaluator.settleTime, "the truth, sections \(late) s late")].map { delay, label in
+            row(dataset, label, Evaluator.evaluate(truth: truth, reported: TruthAsReports.reports(truth, sectionDelay: delay, end: end), end: end))
+        }
     }
 
     /// How honest the confidence is, as `beacon-sim quality --confidence` prints it: one dataset's

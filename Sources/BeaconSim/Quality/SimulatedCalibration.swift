@@ -49,11 +49,26 @@ public struct SimulatedCalibration: Sendable {
     /// The shoppers of `seed` on the site as the edges publish them, without their truth: a
     /// recording of the stores' ordinary traffic, as `calibrate --traffic` reads one.
     public func traffic(seed: UInt64) throws -> [SimulatedBatch] {
+        try shoppersRun(seed: seed).batches
+    }
+
+    /// Where the shoppers of `seed` truly were, and the end of their run, Unix ms.
+    public func truth(seed: UInt64) throws -> (truth: [TruthChange], end: Int64) {
+        let run = try shoppersRun(seed: seed)
+        return (run.truth, run.end)
+    }
+
+    /// The shoppers of `seed` simulated on the site: the batches, the truth, the end (Unix ms).
+    private func shoppersRun(seed: UInt64) throws -> (batches: [SimulatedBatch], truth: [TruthChange], end: Int64) {
         let config = shoppers(seed: seed)
         var simulation = try Simulation(chain: try chain.resolve(), config: config)
-        var batches: [SimulatedBatch] = []
-        for _ in 0..<Int(config.duration / config.batchWindow) { batches += simulation.nextWindow().batches }
-        return batches
+        var batches: [SimulatedBatch] = [], truth: [TruthChange] = []
+        for _ in 0..<Int(config.duration / config.batchWindow) {
+            let window = simulation.nextWindow()
+            batches += window.batches
+            truth += window.truth
+        }
+        return (batches, truth, simulation.now)
     }
 
     /// The shoppers of `seed` on the site with the simple baseline: the strongest gateway's

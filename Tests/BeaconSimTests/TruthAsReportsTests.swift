@@ -1,0 +1,74 @@
+import Testing
+import BeaconCore
+import BeaconEngine
+@testable import BeaconSim
+
+@Suite("The truth itself scored as a rule's reports")
+struct TruthAsReportsTests {
+    let dev = try! DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1")
+    let t0: Int64 = 1_000_000
+
+    func truth(_ s: Int64, _ store: StoreNumber?, _ section: SectionNumber?) -> TruthChange {
+        TruthChange(time: t0 + s * 1000, device: dev, store: store, section: section)
+    }
+
+    /// In at section 1, 2 s passing through section 2, on to section 3, out at 200 s.
+    var passing: [TruthChange] { [truth(0, 1, 1), truth(100, 1, 2), truth(102, 1, 3), truth(200, nil, nil)] }
+
+    @Test("at once: all right, nothing unexplained, and a room passed through counts as a section enter")
+    func atOnce() {
+        let end = t0 + 400_000
+        let r = Evaluator.evaluate(truth: passing, reported: TruthAsReports.reports(passing, end: end), end: end)
+        #expect(r.sectionAccuracy == 1 && r.storeAccuracy == 1)
+        #expect(r.flaps == 0 && r.falseEnters == 0 && r.falseExits == 0)
+        #expect(r.missedEnters == 0 && r.missedExits == 0 && r.missedSectionChanges == 0)
+        // Two enters (2, then 3) for the one change that lasts: the scorer's floor here is 2.
+        #expect(r.trueSectionChanges == 1 && r.sectionEnters == 2)
+        #expect(r.sectionChangeLatencies == [0])
+    }
+
+    @Test("3 s late: the pass is not reported, the change is 3 s late, the wrong time is exactly the delay")
+    func late() {
+        let end = t0 + 400_000
+        let reports = TruthAsReports.reports(passing, sectionDelay: 3000, end: end)
+        #expect(!reports.contains { $0.section == 2 })
+        let r = Evaluator.evaluate(truth: passing, reported: reports, end: end)
+        #expect(r.trueSectionChanges == 1 && r.sectionEnters == 1 && r.flaps == 0)
+        #expect(r.sectionChangeLatencies == [3000])
+        // 200 s inside: section 1 reported through the 2 s in section 2 and the first 3 s in 3.
+        #expect(abs(r.sectionAccuracy - 195.0 / 200) < 1e-9)
+        #expect(r.storeAccuracy == 1)
+    }
+
+    @Test("unscored: the rule keeps what it said; another store after it is an exit and an entry when the truth resumes")
+    func unscoredSpan() {
+        let truths = [
+            TruthChange(time: t0, device: dev, store: 1, section: 1),
+            TruthChange(time: t0 + 50_000, device: dev, place: .unscored),
+            TruthChange(time: t0 + 80_000, device: dev, store: 2, section: 4),
+            TruthChange(time: t0 + 150_000, device: dev, store: nil, section: nil),
+        ]
+        let reports = TruthAsReports.reports(truths, end: t0 + 400_000)
+        let storeReports = reports.filter { $0.section == nil }.map { ($0.time - t0, $0.kind, $0.store) }
+        #expect(storeReports.map(\.0) == [0, 80_000, 80_000, 150_000])
+        #expect(storeReports.map(\.1) == [.enter, .exit, .enter, .exit])
+        #expect(storeReports.map(\.2) == [1, 1, 2, 2])
+        #expect(reports.map(\.sequence) == reports.indices.map { UInt64($0 + 1) }, "one device's sequence, in order")
+    }
+
+    @Test("on a simulated run: a rule that knows the truth scores 100 %, misses nothing, charges nothing")
+    func simulatedRun() throws {
+        var config = SimulationConfig()
+        config.seed = 11
+        config.duration = 180
+        var simulation = try Simulation(chain: try DefaultChain.config().resolve(), config: config)
+        var truth: [TruthChange] = []
+        for _ in 0..<Int(config.duration / config.batchWindow) { truth += simulation.nextWindow().truth }
+        let r = Evaluator.evaluate(truth: truth, reported: TruthAsReports.reports(truth, end: simulation.now), end: simulation.now)
+        #expect(r.trueSectionChanges > 20, "a run with changes to score")
+        #expect(r.sectionAccuracy == 1 && r.storeAccuracy == 1)
+        #expect(r.flaps == 0 && r.falseEnters == 0 && r.falseExits == 0)
+        #expect(r.missedEnters == 0 && r.missedExits == 0 && r.missedSectionChanges == 0)
+        #expect(r.sectionEnters >= r.trueSectionChanges)
+    }
+}
