@@ -6,7 +6,8 @@ import Foundation
 
 /// `beacon-sim quality`: the location-quality table on the shared real datasets — every
 /// uncalibrated rule, and the calibrated one held out, as the walking tag and as louder and
-/// quieter phones (docs/TUNING.md, "Location quality"). In process; a few minutes.
+/// quieter phones, and the truth itself scored beside them (docs/TUNING.md, "The quality table"). In
+/// process; about half a minute.
 struct Quality: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the location-quality table on the shared real datasets (in process).")

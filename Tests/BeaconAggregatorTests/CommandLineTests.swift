@@ -54,7 +54,9 @@ struct CommandLineTests {
         ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--end", "9223372036854775807"], "--end"),
         ("beacon-sim", ["evaluate", "--truth", "t.jsonl"], "give --events (the aggregator's output) or --truth-itself"),
         ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--truth-itself", "0"], "not both"),
-        ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--truth-itself", "90"], "--truth-itself 90.0: seconds from 0 to 60"),
+        ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--truth-itself", "31"], "--truth-itself 31.0: seconds from 0 to 30"),
+        ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--truth-itself", "0", "--confidence"], "the truth itself claims none"),
+        ("beacon-sim", ["evaluate", "--truth", "t.jsonl", "--events", "e.txt", "--without-passes"], "--without-passes goes with --truth-itself"),
         // The broker login flags: the same rules as beacon-aggregator run's, and only with a broker.
         ("beacon-aggregator", ["run", "--config", chain, "--password-file", "p"], "--password-file needs --username"),
         ("beacon-dashboard", ["--no-login", "--password-file", "p"], "--password-file needs --username"),
@@ -171,12 +173,6 @@ struct CommandLineTests {
             #expect(columns[9].hasSuffix("/0"), "no false exit: \(scored.output)")
             #expect(Double(columns[1]).map { $0 > 80 } == true, "\(scored.output)")
         }
-        // The truth itself scored as a rule's reports: all right, nothing unexplained.
-        let itself = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--truth-itself", "0", "--no-header"])
-        #expect(itself.status == 0, "\(itself.output)")
-        let perfect = itself.output.split(whereSeparator: \.isWhitespace)
-        #expect(perfect.count == 11 && perfect[1] == "100.0" && perfect[8] == "0/0/0" && perfect[9] == "0/0" && perfect[10] == "0.00",
-                "\(itself.output)")
         // The confidence table after the row: every section enter with a confidence, bin by bin.
         let table = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--events", events, "--no-header", "--confidence"])
         #expect(table.status == 0, "\(table.output)")
@@ -188,6 +184,33 @@ struct CommandLineTests {
         // Then, from 20 enters, the map that would have made the claims honest.
         let enters = bins.compactMap { Int($0.split(whereSeparator: \.isWhitespace)[1]) }.reduce(0, +)
         #expect((rows.last?.hasPrefix("right as often as σ(") ?? false) == (enters >= 20), "\(table.output)")
+    }
+
+    /// A `beacon-sim run` of `seconds` into a fresh directory named `name`: its trace and truth paths.
+    static func simulated(_ name: String, seconds: Int) async throws -> (trace: String, truth: String) {
+        let directory = try TestDirectory.make(name)
+        let trace = directory.appendingPathComponent("trace.txt").path, truth = trace + ".truth"
+        let made = try await Self.run("beacon-sim", ["run", "--trace", trace, "--truth", truth, "--duration", String(seconds)])
+        #expect(made.status == 0, "\(made.output)")
+        return (trace, truth)
+    }
+
+    @Test("beacon-sim evaluate --truth-itself: the truth scores 100 % at once; 3 s late, less, with no more enters")
+    func truthItself() async throws {
+        let (_, truth) = try await Self.simulated("sim-truth-itself", seconds: 240)
+        func row(_ extra: [String]) async throws -> [Substring] {
+            let result = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--no-header", "--wide"] + extra)
+            #expect(result.status == 0, "\(result.output)")
+            return result.output.split(whereSeparator: \.isWhitespace)
+        }
+        // Columns: label, section%, settled%, settling%, store%, change, enter, exit, missed, false ent/exit, flaps, enters/chg, …
+        let atOnce = try await row(["--truth-itself", "0"]), late = try await row(["--truth-itself", "3"])
+        #expect(atOnce.count == 17 && late.count == 17, "\(atOnce) \(late)")
+        guard atOnce.count == 17, late.count == 17 else { return }
+        #expect(atOnce[0] == "truth" && late[0] == "truth+3s")
+        #expect(atOnce[1] == "100.0" && atOnce[8] == "0/0/0" && atOnce[9] == "0/0" && atOnce[10] == "0.00", "\(atOnce)")
+        #expect(Double(late[1]).map { $0 < 100 } == true && late[5] == "3.0/3.0" && late[10] == "0.00", "\(late)")
+        #expect(Double(late[11])! <= Double(atOnce[11])!, "waiting reports no more sections: \(late) \(atOnce)")
     }
 
     @Test("beacon-sim run: the people and radio flags reach the simulation")
@@ -208,10 +231,7 @@ struct CommandLineTests {
     }
     @Test("beacon-sim evaluate: a file with no events or states (the sightings trace, another root) is refused (65), not scored 0 %")
     func evaluateWrongFile() async throws {
-        let directory = try TestDirectory.make("evaluate-wrong")
-        let trace = directory.appendingPathComponent("trace.txt").path, truth = trace + ".truth"
-        let made = try await Self.run("beacon-sim", ["run", "--trace", trace, "--truth", truth, "--duration", "60"])
-        #expect(made.status == 0, "\(made.output)")
+        let (trace, truth) = try await Self.simulated("evaluate-wrong", seconds: 60)
         let result = try await Self.run("beacon-sim", ["evaluate", "--truth", truth, "--events", trace])
         #expect(result.status == 65)
         #expect(result.output.contains("has no event or device state"), "\(result.output)")

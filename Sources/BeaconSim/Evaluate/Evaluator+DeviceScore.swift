@@ -120,13 +120,13 @@ extension Evaluator {
             let t = truths[i], before = placeBefore(i)
             guard let s = t.store, let to = t.section, before.store == s, let from = before.section, from != to else { return }
             let next = i + 1 < truths.count ? truths[i + 1].time : end
-            guard next - t.time >= minimumStay, t.time <= end - 30_000 else { return }
+            guard next - t.time >= minimumStay, t.time <= end - Evaluator.lateWindow else { return }
             // A return to the section held before stays too short to count (passing
             // through) is no change either: a rule that ignored the pass misses nothing.
             var k = i - 1
             while k > 0, truths[k].store == s, truths[k + 1].time - truths[k].time < minimumStay { k -= 1 }
             if k < i - 1, truths[k].store == s, truths[k].section == to { return }
-            let deadline = min(next, t.time + 30_000)
+            let deadline = min(next, t.time + Evaluator.lateWindow)
             if let k = firstUnmatched(where: { $0.kind == .enter && $0.store == s
                 && $0.section == to && $0.time >= t.time - Evaluator.earlyWindow && $0.time <= deadline }) {
                 used.insert(k)
@@ -259,6 +259,6 @@ extension Evaluator.DeviceScore {
     /// The true move into `r`'s section, not yet claimed, from 30 s before `r` to 5 s after.
     private func trueMove(into r: ReportedTransition) -> Int? {
         truths.indices.first { !truthUsed.contains($0) && truths[$0].section == r.section && truths[$0].store == r.store
-            && truths[$0].time >= r.time - 30_000 && truths[$0].time <= r.time + Evaluator.earlyWindow }
+            && truths[$0].time >= r.time - Evaluator.lateWindow && truths[$0].time <= r.time + Evaluator.earlyWindow }
     }
 }

@@ -26,6 +26,8 @@ public enum Evaluator {
     public static let settleTime: Int64 = 3000
     /// How far ahead of the true change a reported section enter may come and still be right, ms.
     public static let earlyWindow: Int64 = 5000
+    /// How long after a true section change a report of it may come and still be matched, ms.
+    public static let lateWindow: Int64 = 30_000
 
     /// Scores `reported` against `truth` over the period up to `end`, Unix ms: reports after it
     /// are ignored, and truths too close to it to be matched are not counted.

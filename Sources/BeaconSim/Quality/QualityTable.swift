@@ -4,8 +4,9 @@ public import BeaconEngine
 /// The location-quality table: each shared real dataset laid end to end and replayed with every
 /// uncalibrated rule (the strongest-gateway baseline at several windows beside them), and the
 /// calibrated rule held out — learnt on some runs, scored on the others — also as another phone
-/// would be heard (the scored runs' levels moved by a few dB). `beacon-sim quality` prints it; the
-/// README's table and docs/MEASUREMENTS.md come from it.
+/// would be heard (the scored runs' levels moved by a few dB); beside them, the truth itself
+/// scored as a rule that is never wrong. `beacon-sim quality` prints it; the README's table and
+/// docs/MEASUREMENTS.md come from it.
 public enum QualityTable {
     /// A shared dataset as the table uses it.
     public struct Dataset: Sendable {
@@ -40,9 +41,9 @@ public enum QualityTable {
         ("strongest 6 s", .strongest, 6), ("hmm", .hmm, nil), ("position", .position, nil),
     ]
 
-    /// One dataset's rows: every uncalibrated rule on all its runs end to end, then the calibrated
-    /// rule held out at each of `offsets` (dB: 0 is the walking tag itself); `tuning` in place of
-    /// the dataset's own (its rule set per row).
+    /// One dataset's rows: every uncalibrated rule on all its runs end to end, the truth itself
+    /// (``truthRows(_:truth:end:)``), then the calibrated rule held out at each of `offsets` (dB: 0
+    /// is the walking tag itself); `tuning` in place of the dataset's own (its rule set per row).
     public static func rows(_ entry: Dataset, tuning: Tuning? = nil, offsets: [Int] = [0, -6, 6]) throws -> [String] {
         let chain = try entry.dataset.chain.resolve()
         let base = tuning ?? entry.dataset.chain.tuning
@@ -68,7 +69,8 @@ public enum QualityTable {
 
     /// The simulator's rows: a tag walks every store of the default chain, and the shoppers of each
     /// of `seeds` (their phones spread as real phones are) are scored with the default rule, with
-    /// the walk's calibration (``SimulatedCalibration``), and with the strongest gateway over 6 s.
+    /// the walk's calibration (``SimulatedCalibration``), with the strongest gateway over 6 s, and
+    /// as the truth itself.
     public static func simulatorRows(seeds: [UInt64], siteSeed: UInt64 = 1, tuning: Tuning? = nil) throws -> [String] {
         let simulated = SimulatedCalibration(siteSeed: siteSeed)
         let calibration = try simulated.calibration()
@@ -85,8 +87,8 @@ public enum QualityTable {
     }
 
     /// The truth itself scored as a rule's reports, at once and with each change of section
-    /// reported ``Evaluator/settleTime`` late: what a rule that is never wrong gets from the
-    /// scorer, the floor of its enters per true change (``TruthAsReports``).
+    /// reported ``Evaluator/settleTime`` late (``TruthAsReports``): right all the time, its enters
+    /// per true change count the sections a device passes through.
     static func truthRows(_ dataset: String, truth: [TruthChange], end: Int64) -> [String] {
         let late = Int(Evaluator.settleTime / 1000)
         return [(0, "the truth itself"), (Evaluator.settleTime, "the truth, sections \(late) s late")].map { delay, label in
