@@ -78,7 +78,7 @@ struct Evaluate: ParsableCommand {
         guard let events else {
             let end = end ?? simulated ?? (truths.map(\.time).max() ?? 0)
             let seconds = truthItself ?? 0, delay = Int64((seconds * 1000).rounded())
-            let late = seconds == 0 ? "" : String(format: "+%gs", seconds)
+            let late = delay == 0 ? "" : String(format: "+%gs", Double(delay) / 1000)
             score(truths: truths, reported: TruthAsReports.reports(truths, sectionDelay: delay, passes: !withoutPasses, end: end), end: end,
                   label: label ?? "truth\(late)\(withoutPasses ? "-no-passes" : "")")
             return

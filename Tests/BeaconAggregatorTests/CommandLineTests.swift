@@ -210,7 +210,8 @@ struct CommandLineTests {
         #expect(atOnce[0] == "truth" && late[0] == "truth+3s")
         #expect(atOnce[1] == "100.0" && atOnce[8] == "0/0/0" && atOnce[9] == "0/0" && atOnce[10] == "0.00", "\(atOnce)")
         #expect(Double(late[1]).map { $0 < 100 } == true && late[5] == "3.0/3.0" && late[10] == "0.00", "\(late)")
-        #expect(Double(late[11])! <= Double(atOnce[11])!, "waiting reports no more sections: \(late) \(atOnce)")
+        let enters = (late: try #require(Double(late[11])), atOnce: try #require(Double(atOnce[11])))
+        #expect(enters.late <= enters.atOnce, "waiting reports no more sections: \(late) \(atOnce)")
     }
 
     @Test("beacon-sim run: the people and radio flags reach the simulation")

@@ -22,7 +22,7 @@ struct TruthAsReportsTests {
         #expect(r.sectionAccuracy == 1 && r.storeAccuracy == 1)
         #expect(r.flaps == 0 && r.falseEnters == 0 && r.falseExits == 0)
         #expect(r.missedEnters == 0 && r.missedExits == 0 && r.missedSectionChanges == 0)
-        // Two enters (2, then 3) for the one change that lasts: the scorer's floor here is 2.
+        // Two enters (2, then 3) for the one change that lasts: a rule right all the time makes 2 here.
         #expect(r.trueSectionChanges == 1 && r.sectionEnters == 2)
         #expect(r.sectionChangeLatencies == [0])
     }
