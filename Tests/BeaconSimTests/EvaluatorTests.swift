@@ -3,16 +3,7 @@ import BeaconCore
 @testable import BeaconSim
 
 @Suite("Evaluator on hand-made cases")
-struct EvaluatorTests {
-    let dev = try! DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1")
-    let t0: Int64 = 1_000_000
-
-    func truth(_ s: Int64, _ store: StoreNumber?, _ section: SectionNumber?) -> TruthChange {
-        TruthChange(time: t0 + s * 1000, device: dev, store: store, section: section)
-    }
-    func report(_ s: Int64, _ kind: ReportedTransition.Kind, _ store: StoreNumber, _ section: SectionNumber? = nil) -> ReportedTransition {
-        ReportedTransition(time: t0 + s * 1000, device: dev, kind: kind, store: store, section: section)
-    }
+struct EvaluatorTests: OneDeviceTimeline {
 
     @Test("a perfect report scores 100 % with zero latency")
     func perfect() {

@@ -4,14 +4,7 @@ import BeaconEngine
 @testable import BeaconSim
 
 @Suite("The truth itself scored as a rule's reports")
-struct TruthAsReportsTests {
-    let dev = try! DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1")
-    let t0: Int64 = 1_000_000
-
-    func truth(_ s: Int64, _ store: StoreNumber?, _ section: SectionNumber?) -> TruthChange {
-        TruthChange(time: t0 + s * 1000, device: dev, store: store, section: section)
-    }
-
+struct TruthAsReportsTests: OneDeviceTimeline {
     /// In at section 1, 2 s passing through section 2, on to section 3, out at 200 s.
     var passing: [TruthChange] { [truth(0, 1, 1), truth(100, 1, 2), truth(102, 1, 3), truth(200, nil, nil)] }
 
@@ -90,12 +83,7 @@ struct TruthAsReportsTests {
 
     @Test("unscored: the rule keeps what it said; another store after it is an exit and an entry when the truth resumes")
     func unscoredSpan() {
-        let truths = [
-            TruthChange(time: t0, device: dev, store: 1, section: 1),
-            TruthChange(time: t0 + 50_000, device: dev, place: .unscored),
-            TruthChange(time: t0 + 80_000, device: dev, store: 2, section: 4),
-            TruthChange(time: t0 + 150_000, device: dev, store: nil, section: nil),
-        ]
+        let truths = [truth(0, 1, 1), unscored(50), truth(80, 2, 4), truth(150, nil, nil)]
         let reports = TruthAsReports.reports(truths, end: t0 + 400_000)
         let storeReports = reports.filter { $0.section == nil }.map { ($0.time - t0, $0.kind, $0.store) }
         #expect(storeReports.map(\.0) == [0, 80_000, 80_000, 150_000])

@@ -8,17 +8,7 @@ import Testing
 /// that nobody can ask a rule to detect. Each case also scores the same reports with the span
 /// taken for "outside", to show the case tells the two apart.
 @Suite("Evaluator: unscored spans and section enters")
-struct UnscoredTruthTests {
-    let dev = try! DeviceID("ib-E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-1-1")
-    let t0: Int64 = 1_000_000
-
-    func truth(_ s: Int64, _ store: StoreNumber?, _ section: SectionNumber?) -> TruthChange {
-        TruthChange(time: t0 + s * 1000, device: dev, store: store, section: section)
-    }
-    func unscored(_ s: Int64) -> TruthChange { TruthChange(time: t0 + s * 1000, device: dev, place: .unscored) }
-    func report(_ s: Int64, _ kind: ReportedTransition.Kind, _ store: StoreNumber, _ section: SectionNumber? = nil) -> ReportedTransition {
-        ReportedTransition(time: t0 + s * 1000, device: dev, kind: kind, store: store, section: section)
-    }
+struct UnscoredTruthTests: OneDeviceTimeline {
     /// The same truth with every unscored span read as outside, as a truth file without the marker would be.
     func asOutside(_ truths: [TruthChange]) -> [TruthChange] {
         truths.map { $0.place == .unscored ? TruthChange(time: $0.time, device: $0.device, store: nil, section: nil) : $0 }
